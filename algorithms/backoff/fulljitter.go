@@ -1,0 +1,22 @@
+package backoff
+
+import "time"
+
+// FullJitter sleeps a uniformly random time between 0 and the capped
+// exponential value: U(0, v) with v = min(Cap, Base·r^attempt), where r is
+// Multiplier, or 2 when Multiplier is 0. Its mean is v/2.
+//
+// Parameters behave as in [Exponential]. Each call draws exactly one
+// [Rand.Float64]. In Brooker's simulation it does the least client work of
+// the policies compared, about as little as [EqualJitter] in far less time.
+type FullJitter struct {
+	Base, Cap  time.Duration
+	Multiplier float64
+}
+
+// Sleep returns U(0, v) with v = min(f.Cap, f.Base·r^attempt), rounded to
+// the nearest nanosecond; the result lies in [0, v].
+func (f FullJitter) Sleep(attempt int, prev time.Duration, r Rand) time.Duration {
+	v := min(grow(f.Base, f.Multiplier, attempt), limit(f.Cap))
+	return capped(uniform(0, v, r), f.Cap)
+}

@@ -1,0 +1,35 @@
+package lab
+
+import "fmt"
+
+// Registry is the ordered set of labs a server offers.
+type Registry struct {
+	labs []*Lab
+}
+
+// NewRegistry returns a registry of labs in the given order. It panics on a duplicate name or a
+// lab whose parameter defaults are invalid, which are programming errors.
+func NewRegistry(labs ...*Lab) *Registry {
+	r := &Registry{}
+	for _, l := range labs {
+		if _, ok := r.Lookup(l.Name); ok {
+			panic(fmt.Sprintf("lab: %q registered twice", l.Name))
+		}
+		l.Params.Defaults()
+		r.labs = append(r.labs, l)
+	}
+	return r
+}
+
+// Lookup returns the lab named name.
+func (r *Registry) Lookup(name string) (*Lab, bool) {
+	for _, l := range r.labs {
+		if l.Name == name {
+			return l, true
+		}
+	}
+	return nil, false
+}
+
+// All returns the labs in order.
+func (r *Registry) All() []*Lab { return r.labs }

@@ -1,0 +1,40 @@
+package backoff
+
+import "github.com/resilience-playground/playground/lab"
+
+var view = lab.View{
+	Charts: []lab.Chart{
+		{ID: "timeline", Title: "Writes over time", XLabel: "time (ms)", YLabel: "writes per bin (mean over trials)", Bars: true, Split: true,
+			Help: "Every write call at the chosen N, from the same seed. Without jitter the calls arrive in clusters with silence between them."},
+		{ID: "work", Title: "Work vs clients", XLabel: "clients", YLabel: "write calls", Mark: "clients",
+			Help: "Mean write calls until every client succeeds. Without jitter it grows about as N²."},
+		{ID: "completion", Title: "Completion time vs clients", XLabel: "clients", YLabel: "ms", Mark: "clients",
+			Help: "Mean simulated time until the last client succeeds."},
+		{ID: "schedule", Title: "Retry schedule: sleep before retry n", XLabel: "retry n", YLabel: "sleep (ms)", LogY: true,
+			Help: "Exponential t_n = min(cap, a·r^(n−1)) beside linear t_n = min(cap, a·n)."},
+		{ID: "relation", Title: "Next sleep vs elapsed time", XLabel: "elapsed T_n (ms)", YLabel: "next sleep t_(n+1) (ms)",
+			Help: "Uncapped, t_(n+1) = a + (r−1)·T_n: the next interval is about (r−1)·100% of the time already spent."},
+	},
+	Tables: []lab.Table{
+		{ID: "summary", Title: "At the chosen N", Key: "strategies", Rows: "map", Columns: []lab.Column{
+			{Field: "", Label: "strategy"},
+			{Field: "writes", Label: "writes", Digits: 1},
+			{Field: "completion_ms", Label: "completion", Digits: 0, Suffix: " ms"},
+			{Field: "writes_change_pct", Label: "writes vs exponential", Digits: 0, Suffix: "%"},
+			{Field: "completion_change_pct", Label: "time vs exponential", Digits: 0, Suffix: "%"},
+		}},
+		{ID: "schedule", Title: "Retry schedule", Key: "schedule", Rows: "list", Columns: []lab.Column{
+			{Field: "retry", Label: "retry n"},
+			{Field: "sleep_ms", Label: "sleep t_n", Digits: 3, Suffix: " ms"},
+			{Field: "elapsed_ms", Label: "elapsed T_n", Digits: 3, Suffix: " ms"},
+			{Field: "next_sleep_from_elapsed_ms", Label: "a + (r−1)·T_n", Digits: 3, Suffix: " ms"},
+			{Field: "linear_sleep_ms", Label: "linear t_n", Digits: 3, Suffix: " ms"},
+			{Field: "linear_elapsed_ms", Label: "linear T_n", Digits: 3, Suffix: " ms"},
+		}},
+	},
+	Notes: []string{
+		"Two conventions for counting retries meet here. The contention model keeps the reference simulator's: the first retry already uses attempt 1, so its exponential sleep is min(cap, a·r). The retry schedule follows the Qiita post (seed 004): the sleep before retry n is t_n = min(cap, a·r^(n−1)), so the first sleep is the base.",
+		"The inverse: to make the next interval about X% of the time already spent, choose r = 1 + X/100 (r = 1.1 for 10%).",
+		"Work counts write calls only, as in the post; completion is the simulated time until the last client succeeds. Both are means over trials.",
+	},
+}
