@@ -71,8 +71,7 @@ func (l *Loop) At(t time.Duration, actor, kind int32) {
 	ev := Event{At: t, Actor: actor, Kind: kind, seq: l.seq}
 	if l.delivered {
 		l.delivered = false
-		l.q[0] = ev
-		l.down(0)
+		l.down(ev)
 		return
 	}
 	l.q = append(l.q, ev)
@@ -88,10 +87,10 @@ func (l *Loop) Step() (Event, bool) {
 	if l.delivered {
 		l.delivered = false
 		n := len(l.q) - 1
-		l.q[0] = l.q[n]
+		last := l.q[n]
 		l.q = l.q[:n]
-		if n > 1 {
-			l.down(0)
+		if n > 0 {
+			l.down(last)
 		}
 	}
 	if len(l.q) == 0 || (l.budget > 0 && l.steps >= l.budget) {
@@ -127,13 +126,18 @@ func (l *Loop) up(i int) {
 	}
 }
 
-func (l *Loop) down(i int) {
+// down places x, which replaces the element at the root, by moving the hole at the root
+// down along the smallest children to a leaf and then sifting x up from there (Floyd's
+// bottom-up heuristic). A rescheduled event is usually later than most pending ones, so it
+// belongs near the bottom and this saves most of the comparisons against x.
+func (l *Loop) down(x Event) {
 	q := l.q
 	n := len(q)
+	i := 0
 	for {
 		first := arity*i + 1
 		if first >= n {
-			return
+			break
 		}
 		c := first
 		for k := first + 1; k < first+arity && k < n; k++ {
@@ -141,10 +145,16 @@ func (l *Loop) down(i int) {
 				c = k
 			}
 		}
-		if !less(&q[c], &q[i]) {
-			return
-		}
-		q[i], q[c] = q[c], q[i]
+		q[i] = q[c]
 		i = c
 	}
+	for i > 0 {
+		p := (i - 1) / arity
+		if !less(&x, &q[p]) {
+			break
+		}
+		q[i] = q[p]
+		i = p
+	}
+	q[i] = x
 }

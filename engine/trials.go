@@ -7,60 +7,57 @@ import (
 )
 
 // Trials runs trials 0..n-1 on at most workers goroutines. newWorker is called once per
-// goroutine and returns the function that runs one trial with that goroutine's private state
-// (a reusable world, say); that function must store its result by trial index, so the caller
-// can combine results in a fixed order and the outcome does not depend on scheduling.
+// goroutine, before any trial starts, and returns the function that runs one trial with that
+// goroutine's private state (a reusable world, say); that function must store its result by
+// trial index, so the caller can combine results in a fixed order and the outcome does not
+// depend on scheduling.
 //
-// Trials stops handing out trials when ctx is done or a trial fails, and returns the first
-// error by trial index, or ctx's error.
+// Trials returns nil when every trial ran. Otherwise it returns the error of the failing trial
+// with the lowest index (trials above a failure are skipped, those below still run, so this
+// does not depend on scheduling either), or ctx's error when ctx ended before every trial ran.
 func Trials(ctx context.Context, n, workers int, newWorker func() func(trial int) error) error {
-	if workers < 1 {
-		workers = 1
-	}
-	if workers > n {
-		workers = n
-	}
-	if workers <= 1 {
-		run := newWorker()
-		for t := 0; t < n; t++ {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if err := run(t); err != nil {
-				return err
-			}
-		}
-		return nil
+	workers = max(1, min(workers, n))
+	runs := make([]func(int) error, workers)
+	for w := range runs {
+		runs[w] = newWorker()
 	}
 	var (
-		next   atomic.Int64
-		failed atomic.Bool
-		wg     sync.WaitGroup
-		errs   = make([]error, n)
+		next      atomic.Int64
+		completed atomic.Int64
+		firstFail atomic.Int64 // lowest failed index, or n
+		wg        sync.WaitGroup
+		errs      = make([]error, n)
 	)
-	for w := 0; w < workers; w++ {
+	firstFail.Store(int64(n))
+	work := func(run func(int) error) {
+		for {
+			t := next.Add(1) - 1
+			if t >= int64(n) || t > firstFail.Load() || ctx.Err() != nil {
+				return
+			}
+			if err := run(int(t)); err != nil {
+				errs[t] = err
+				for f := firstFail.Load(); t < f && !firstFail.CompareAndSwap(f, t); f = firstFail.Load() {
+				}
+				continue
+			}
+			completed.Add(1)
+		}
+	}
+	for _, run := range runs[1:] {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			run := newWorker()
-			for {
-				t := int(next.Add(1) - 1)
-				if t >= n || failed.Load() || ctx.Err() != nil {
-					return
-				}
-				if err := run(t); err != nil {
-					errs[t] = err
-					failed.Store(true)
-					return
-				}
-			}
+			work(run)
 		}()
 	}
+	work(runs[0])
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
+	if f := firstFail.Load(); f < int64(n) {
+		return errs[f]
+	}
+	if completed.Load() == int64(n) {
+		return nil
 	}
 	return ctx.Err()
 }

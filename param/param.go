@@ -61,6 +61,7 @@ type Spec struct {
 	Log     bool     `json:"log,omitempty"`     // slider moves on a logarithmic scale
 	Options []string `json:"options,omitempty"` // Enum and EnumList choices
 	MaxLen  int      `json:"max_len,omitempty"` // IntRange: most points
+	Random  bool     `json:"random,omitempty"`  // a seed: the page offers a re-roll
 	Help    string   `json:"help"`
 }
 
@@ -446,6 +447,35 @@ func (v Values) Map() map[string]any {
 		}
 	}
 	return m
+}
+
+// Salvage parses q like Parse but never fails: each bad or unknown parameter is dropped (so it
+// takes its default) and its error returned, so a page can show a bad URL's errors next to a
+// working view instead of a blank page.
+func (s Set) Salvage(q url.Values) (Values, []*Error) {
+	q = cloneQuery(q)
+	var errs []*Error
+	for range len(s) + len(q) + 1 {
+		v, err := s.Parse(q)
+		if err == nil {
+			return v, errs
+		}
+		e := err.(*Error)
+		errs = append(errs, e)
+		if e.Param == "" || q[e.Param] == nil {
+			break
+		}
+		delete(q, e.Param)
+	}
+	return s.Defaults(), errs
+}
+
+func cloneQuery(q url.Values) url.Values {
+	c := make(url.Values, len(q))
+	for k, v := range q {
+		c[k] = v
+	}
+	return c
 }
 
 // With returns a copy of v with one parameter set from its URL form.

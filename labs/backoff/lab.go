@@ -37,7 +37,7 @@ var Params = param.Set{
 		Help: "Standard deviation of the one-way delay (the post's variance of 4ms)."},
 	{Name: "trials", Label: "Trials", Kind: param.Int, Default: "100", Min: 1, Max: 1000, Step: 1,
 		Help: "Simulations averaged per point."},
-	{Name: "seed", Label: "Seed", Kind: param.Int, Default: "1", Min: 0, Max: 1<<53 - 1, Step: 1,
+	{Name: "seed", Label: "Seed", Kind: param.Int, Default: "1", Min: 0, Max: 1<<53 - 1, Step: 1, Random: true,
 		Help: "All randomness comes from the seed: the same seed gives the same numbers."},
 	{Name: "sweep", Label: "Sweep of clients", Kind: param.IntRange, Default: "10:190:10", Min: 1, Max: 1000, MaxLen: 100,
 		Help: "Client counts for the work and completion charts, from:to:step, or off."},

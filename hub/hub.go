@@ -1,0 +1,287 @@
+// Package hub runs scenarios for their viewers. A scenario is run at most once at a time,
+// however many viewers watch it (a presenter's class, say): viewers subscribe to the run in
+// flight and see what it has produced so far, then every update after. Finished results are
+// kept in a bounded cache keyed by canonical URL, since the same URL always gives the same
+// result.
+//
+// The hub bounds the work of the whole server: at most MaxRuns simulations at once, each
+// within the work budget checked before it starts. A subscription that finds every slot taken
+// fails at once with [ErrBusy] rather than joining a queue. When its last viewer leaves, a run
+// is cancelled at once. While draining (lame duck), the hub starts no new run.
+//
+// Each subscriber has a mailbox that merges undelivered updates (see [lab.Update.Merge]), so
+// a viewer that reads slowly gets the newest state in one frame instead of a growing queue.
+package hub
+
+import (
+	"container/list"
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/resilience-playground/playground/lab"
+	"github.com/resilience-playground/playground/param"
+)
+
+// Errors a subscription can fail with.
+var (
+	ErrBusy     = errors.New("hub: every simulation slot is taken; try again shortly")
+	ErrDraining = errors.New("hub: the server is shutting down and starts no new runs")
+)
+
+// Config sizes a Hub.
+type Config struct {
+	MaxRuns   int   // simulations at once; at least 1
+	Budget    int64 // simulated events one run may need; 0 means no limit
+	CacheSize int   // finished results kept
+	// Observe, when set, is told how each run ended: its duration and error (nil, a context
+	// error when cancelled). It is called without locks held.
+	Observe func(lab string, d time.Duration, err error)
+}
+
+// Hub shares runs among viewers. The zero value is not usable; use New.
+type Hub struct {
+	cfg   Config
+	slots chan struct{}
+
+	mu       sync.Mutex
+	runs     map[string]*run
+	cache    map[string]*list.Element // of *entry
+	lru      *list.List
+	draining bool
+	idle     *sync.Cond // signalled when runs becomes empty
+}
+
+type entry struct {
+	key   string
+	state lab.Update
+}
+
+type run struct {
+	key    string
+	state  lab.Update // the fold of every update so far
+	subs   map[*Sub]struct{}
+	cancel context.CancelFunc
+}
+
+// New returns a hub.
+func New(cfg Config) *Hub {
+	if cfg.MaxRuns < 1 {
+		cfg.MaxRuns = 1
+	}
+	h := &Hub{
+		cfg:   cfg,
+		slots: make(chan struct{}, cfg.MaxRuns),
+		runs:  map[string]*run{},
+		cache: map[string]*list.Element{},
+		lru:   list.New(),
+	}
+	h.idle = sync.NewCond(&h.mu)
+	return h
+}
+
+// Key returns the key a scenario is shared and cached under.
+func Key(l *lab.Lab, v param.Values) string { return l.URL(v) }
+
+// Subscribe returns a subscription to scenario v of l: a cached result, the run in flight, or a
+// new run. It fails with a *param.Error when the scenario is over budget, ErrBusy when no slot
+// is free, or ErrDraining.
+func (h *Hub) Subscribe(l *lab.Lab, v param.Values) (*Sub, error) {
+	if err := l.CheckBudget(v, h.cfg.Budget); err != nil {
+		return nil, err
+	}
+	key := Key(l, v)
+	s := &Sub{hub: h, wake: make(chan struct{}, 1)}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if e, ok := h.cache[key]; ok {
+		h.lru.MoveToFront(e)
+		s.pending.Merge(e.Value.(*entry).state)
+		s.done = true
+		s.signal()
+		return s, nil
+	}
+	if r, ok := h.runs[key]; ok {
+		s.run = r
+		s.pending.Merge(r.state)
+		r.subs[s] = struct{}{}
+		if !s.pending.Empty() {
+			s.signal()
+		}
+		return s, nil
+	}
+	if h.draining {
+		return nil, ErrDraining
+	}
+	select {
+	case h.slots <- struct{}{}:
+	default:
+		return nil, ErrBusy
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &run{key: key, subs: map[*Sub]struct{}{s: {}}, cancel: cancel}
+	s.run = r
+	h.runs[key] = r
+	go h.execute(ctx, r, l, v)
+	return s, nil
+}
+
+func (h *Hub) execute(ctx context.Context, r *run, l *lab.Lab, v param.Values) {
+	start := time.Now()
+	err := l.Run(ctx, v, func(u lab.Update) {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		r.state.Merge(u)
+		for s := range r.subs {
+			s.pending.Merge(u)
+			s.signal()
+		}
+	})
+	<-h.slots
+	h.mu.Lock()
+	r.cancel()
+	delete(h.runs, r.key)
+	if err == nil {
+		h.store(r.key, r.state)
+	}
+	for s := range r.subs {
+		s.done, s.err, s.run = true, err, nil
+		s.signal()
+	}
+	if len(h.runs) == 0 {
+		h.idle.Broadcast()
+	}
+	h.mu.Unlock()
+	if h.cfg.Observe != nil {
+		h.cfg.Observe(l.Name, time.Since(start), err)
+	}
+}
+
+// store caches a finished result; h.mu is held.
+func (h *Hub) store(key string, state lab.Update) {
+	if h.cfg.CacheSize <= 0 {
+		return
+	}
+	state.Progress = nil
+	h.cache[key] = h.lru.PushFront(&entry{key: key, state: state})
+	for h.lru.Len() > h.cfg.CacheSize {
+		old := h.lru.Back()
+		h.lru.Remove(old)
+		delete(h.cache, old.Value.(*entry).key)
+	}
+}
+
+// Drain puts the hub in lame-duck mode: no new runs start (viewers of cached results and of
+// runs in flight are still served). It then waits until every run has ended or ctx is done,
+// and then cancels whatever is still running.
+func (h *Hub) Drain(ctx context.Context) {
+	h.mu.Lock()
+	h.draining = true
+	h.mu.Unlock()
+	stop := context.AfterFunc(ctx, func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		for _, r := range h.runs {
+			r.cancel()
+		}
+		h.idle.Broadcast()
+	})
+	defer stop()
+	h.mu.Lock()
+	for len(h.runs) > 0 && ctx.Err() == nil {
+		h.idle.Wait()
+	}
+	h.mu.Unlock()
+}
+
+// Draining reports whether Drain has been called.
+func (h *Hub) Draining() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.draining
+}
+
+// Running returns the number of runs in flight.
+func (h *Hub) Running() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.runs)
+}
+
+// Sub is one viewer's subscription to a run.
+type Sub struct {
+	hub     *Hub
+	wake    chan struct{} // holds a token when there is something to take
+	run     *run          // nil once finished or closed
+	pending lab.Update    // merged updates not yet taken
+	done    bool
+	err     error
+	closed  bool
+}
+
+// signal wakes the reader; h.mu is held.
+func (s *Sub) signal() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Next waits until there is news and returns every update not yet taken, merged into one, and
+// whether the run has finished (then with its error, nil on success). It returns ctx's error
+// if ctx ends first.
+func (s *Sub) Next(ctx context.Context) (u lab.Update, done bool, err error) {
+	for {
+		select {
+		case <-s.wake:
+		case <-ctx.Done():
+			return lab.Update{}, false, ctx.Err()
+		}
+		s.hub.mu.Lock()
+		u, s.pending = s.pending, lab.Update{}
+		done, err = s.done, s.err
+		s.hub.mu.Unlock()
+		if done || !u.Empty() {
+			return u, done, err
+		}
+	}
+}
+
+// Close ends the subscription. The run is cancelled if this was its last viewer.
+func (s *Sub) Close() {
+	s.hub.mu.Lock()
+	defer s.hub.mu.Unlock()
+	if s.closed {
+		return
+	}
+	s.closed = true
+	if r := s.run; r != nil {
+		delete(r.subs, s)
+		if len(r.subs) == 0 {
+			r.cancel()
+			delete(s.hub.runs, r.key) // a new viewer of this scenario starts afresh
+		}
+		s.run = nil
+	}
+}
+
+// Result runs scenario v of l through the hub to completion and returns its whole result.
+func (h *Hub) Result(ctx context.Context, l *lab.Lab, v param.Values) (*lab.Result, error) {
+	s, err := h.Subscribe(l, v)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	r := lab.NewResult(l, v)
+	for {
+		u, done, err := s.Next(ctx)
+		if err != nil {
+			return nil, err
+		}
+		r.Apply(u)
+		if done {
+			return r, nil
+		}
+	}
+}

@@ -1,0 +1,90 @@
+// Package templates renders the playground's pages with templ. The pages are drawn from a lab's
+// declarations alone: one control per parameter, one panel per chart and table of its view.
+package templates
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/resilience-playground/playground/lab"
+	"github.com/resilience-playground/playground/param"
+)
+
+// LogSteps is how many positions a logarithmic slider has.
+const LogSteps = 1000
+
+// Page is what a lab page shows.
+type Page struct {
+	Labs     []*lab.Lab
+	Lab      *lab.Lab
+	Controls []Control
+	Errors   []*param.Error // problems with the URL the page was opened with
+	Embed    bool           // charts only, for framing in slides
+	Spec     string         // the lab's params and view as JSON, for the page's script
+}
+
+// Control is one parameter's control with its current value.
+type Control struct {
+	param.Spec
+	Value    string          // current value in URL form
+	Slider   bool            // a range input
+	Min, Max float64         // slider bounds (positions for a log slider)
+	Step     float64         // slider step
+	Pos      float64         // slider position of Value
+	Checked  map[string]bool // EnumList
+	Error    string
+}
+
+// NewPage builds the page of l for values v and the URL's errors.
+func NewPage(labs []*lab.Lab, l *lab.Lab, v param.Values, errs []*param.Error, embed bool) Page {
+	spec, _ := json.Marshal(map[string]any{"name": l.Name, "params": l.Params, "view": l.View, "log_steps": LogSteps})
+	p := Page{Labs: labs, Lab: l, Errors: errs, Embed: embed, Spec: string(spec)}
+	for _, sp := range l.Params {
+		c := Control{Spec: sp, Value: v.Format(sp.Name)}
+		for _, e := range errs {
+			if e.Param == sp.Name {
+				c.Error = e.Msg
+			}
+		}
+		switch sp.Kind {
+		case param.Int, param.Float, param.Duration:
+			if !sp.Random {
+				c.Slider = true
+				c.Min, c.Max, c.Step, c.Pos = sp.Min, sp.Max, sp.Step, numeric(v, sp)
+				if sp.Log {
+					c.Min, c.Max, c.Step = 0, LogSteps, 1
+					c.Pos = math.Round(LogSteps * math.Log(c.Pos/sp.Min) / math.Log(sp.Max/sp.Min))
+				}
+			}
+		case param.EnumList:
+			c.Checked = map[string]bool{}
+			for _, o := range v.List(sp.Name) {
+				c.Checked[o] = true
+			}
+		}
+		p.Controls = append(p.Controls, c)
+	}
+	return p
+}
+
+// numeric returns a numeric parameter in its unit (durations in milliseconds).
+func numeric(v param.Values, sp param.Spec) float64 {
+	switch sp.Kind {
+	case param.Int:
+		return float64(v.Int(sp.Name))
+	case param.Float:
+		return v.Float(sp.Name)
+	case param.Duration:
+		return float64(v.Duration(sp.Name)) / float64(time.Millisecond)
+	}
+	return 0
+}
+
+func num(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+func isOn(c Control, o string) bool { return c.Checked[o] }
+
+func hasKind(c Control, kinds ...param.Kind) bool { return slices.Contains(kinds, c.Kind) }
