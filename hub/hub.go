@@ -228,6 +228,18 @@ func (s *Sub) signal() {
 	}
 }
 
+// Ready returns a channel that receives a value when there is news to [Sub.Take].
+func (s *Sub) Ready() <-chan struct{} { return s.wake }
+
+// Take returns every update not yet taken, merged into one, and whether the run has finished
+// (then with its error, nil on success). It does not wait.
+func (s *Sub) Take() (u lab.Update, done bool, err error) {
+	s.hub.mu.Lock()
+	defer s.hub.mu.Unlock()
+	u, s.pending = s.pending, lab.Update{}
+	return u, s.done, s.err
+}
+
 // Next waits until there is news and returns every update not yet taken, merged into one, and
 // whether the run has finished (then with its error, nil on success). It returns ctx's error
 // if ctx ends first.
@@ -238,10 +250,7 @@ func (s *Sub) Next(ctx context.Context) (u lab.Update, done bool, err error) {
 		case <-ctx.Done():
 			return lab.Update{}, false, ctx.Err()
 		}
-		s.hub.mu.Lock()
-		u, s.pending = s.pending, lab.Update{}
-		done, err = s.done, s.err
-		s.hub.mu.Unlock()
+		u, done, err = s.Take()
 		if done || !u.Empty() {
 			return u, done, err
 		}

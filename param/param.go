@@ -470,6 +470,20 @@ func (s Set) Salvage(q url.Values) (Values, []*Error) {
 	return s.Defaults(), errs
 }
 
+// SalvageQuery is Salvage for a raw query string; a query too long or malformed to read
+// gives the defaults and its error.
+func (s Set) SalvageQuery(raw string) (Values, []*Error) {
+	if len(raw) > MaxQueryLen {
+		return s.Defaults(), []*Error{errorf("", "the query is %d bytes long; the limit is %d", len(raw), MaxQueryLen)}
+	}
+	q, err := url.ParseQuery(raw)
+	v, errs := s.Salvage(q) // ParseQuery keeps what it could read
+	if err != nil {
+		errs = append([]*Error{errorf("", "the query is malformed: %v", err)}, errs...)
+	}
+	return v, errs
+}
+
 func cloneQuery(q url.Values) url.Values {
 	c := make(url.Values, len(q))
 	for k, v := range q {

@@ -3,7 +3,6 @@
 package templates
 
 import (
-	"encoding/json"
 	"math"
 	"slices"
 	"strconv"
@@ -23,7 +22,7 @@ type Page struct {
 	Controls []Control
 	Errors   []*param.Error // problems with the URL the page was opened with
 	Embed    bool           // charts only, for framing in slides
-	Spec     string         // the lab's params and view as JSON, for the page's script
+	Spec     map[string]any // the lab's params and view, as JSON for the page's script
 }
 
 // Control is one parameter's control with its current value.
@@ -40,8 +39,8 @@ type Control struct {
 
 // NewPage builds the page of l for values v and the URL's errors.
 func NewPage(labs []*lab.Lab, l *lab.Lab, v param.Values, errs []*param.Error, embed bool) Page {
-	spec, _ := json.Marshal(map[string]any{"name": l.Name, "params": l.Params, "view": l.View, "log_steps": LogSteps})
-	p := Page{Labs: labs, Lab: l, Errors: errs, Embed: embed, Spec: string(spec)}
+	spec := map[string]any{"name": l.Name, "params": l.Params, "view": l.View, "log_steps": LogSteps}
+	p := Page{Labs: labs, Lab: l, Errors: errs, Embed: embed, Spec: spec}
 	for _, sp := range l.Params {
 		c := Control{Spec: sp, Value: v.Format(sp.Name)}
 		for _, e := range errs {

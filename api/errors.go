@@ -1,0 +1,70 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/resilience-playground/playground/hub"
+	"github.com/resilience-playground/playground/param"
+)
+
+// errNotFound is a path that names no lab or route.
+var errNotFound = errors.New("not found")
+
+// errorBody is the JSON body of every error response.
+type errorBody struct {
+	Error      string `json:"error"`
+	Param      string `json:"param,omitempty"`
+	RetryAfter int    `json:"retry_after,omitempty"` // seconds
+}
+
+// busyRetry is how long a client is told to wait when every slot is taken.
+const busyRetrySeconds = 1
+
+// statusOf maps an error to its HTTP status and body. It is the one place errors become
+// statuses; messages of unexpected errors never reach clients.
+func statusOf(err error) (int, errorBody) {
+	var pe *param.Error
+	switch {
+	case errors.As(err, &pe):
+		return http.StatusBadRequest, errorBody{Error: pe.Msg, Param: pe.Param}
+	case errors.Is(err, hub.ErrBusy):
+		return http.StatusServiceUnavailable, errorBody{Error: "every simulation slot is taken; retry shortly", RetryAfter: busyRetrySeconds}
+	case errors.Is(err, hub.ErrDraining):
+		return http.StatusServiceUnavailable, errorBody{Error: "the server is restarting; retry shortly", RetryAfter: busyRetrySeconds}
+	case errors.Is(err, errNotFound):
+		return http.StatusNotFound, errorBody{Error: "not found"}
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return 499, errorBody{Error: "request cancelled"}
+	}
+	return http.StatusInternalServerError, errorBody{Error: "internal error"}
+}
+
+// writeError writes err as a JSON error response and logs what clients are not told.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	code, body := statusOf(err)
+	if code == http.StatusInternalServerError {
+		s.log.LogAttrs(r.Context(), slog.LevelError, "internal error", slog.String("path", r.URL.Path), slog.Any("err", err))
+	}
+	if body.RetryAfter > 0 {
+		w.Header().Set("Retry-After", itoa(body.RetryAfter))
+	}
+	writeJSON(w, code, body)
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = EncodeJSON(w, v)
+}
+
+// EncodeJSON writes v as the API does: compact JSON and a newline, with HTML characters left
+// unescaped. The CLI uses it too, so both print the same bytes.
+func EncodeJSON(w interface{ Write([]byte) (int, error) }, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

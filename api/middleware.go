@@ -1,0 +1,138 @@
+package api
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/go-chi/chi/v5"
+
+	"github.com/resilience-playground/playground/hub"
+	"github.com/resilience-playground/playground/param"
+)
+
+// Content-Security-Policy: scripts and styles from this origin only, no inline script, and no
+// framing except for the embed view.
+const (
+	cspBase  = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'"
+	csp      = cspBase + "; frame-ancestors 'none'"
+	cspEmbed = cspBase + "; frame-ancestors *"
+)
+
+func securityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", csp)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// recoverer turns a panic into a 500 with no details for the client and the stack in the log.
+func (s *Server) recoverer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.log.Error("panic", "path", r.URL.Path, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				s.writeError(w, r, errors.New("panic"))
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// statusWriter records the status and size of a response. It passes Hijack through so that
+// websockets work behind it.
+type statusWriter struct {
+	http.ResponseWriter
+	code  int
+	bytes int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += n
+	return n, err
+}
+
+func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	h, ok := w.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, errors.New("api: response does not support hijacking")
+	}
+	if w.code == 0 {
+		w.code = http.StatusSwitchingProtocols
+	}
+	return h.Hijack()
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// logRequests writes one structured log line per request and counts it in the metrics.
+func (s *Server) logRequests(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w}
+		next.ServeHTTP(sw, r)
+		d := time.Since(start)
+		route := chi.RouteContext(r.Context()).RoutePattern()
+		if route == "" {
+			route = "unmatched"
+		}
+		code := sw.code
+		if code == 0 {
+			code = http.StatusOK
+		}
+		s.metrics.requests.WithLabelValues(route, itoa(code)).Inc()
+		if code != http.StatusSwitchingProtocols {
+			s.metrics.latency.WithLabelValues(route).Observe(d.Seconds())
+		}
+		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("route", route),
+			slog.Int("status", code), slog.Int("bytes", sw.bytes), slog.Duration("duration", d))
+	})
+}
+
+// render writes a templ component as HTML.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, c templ.Component) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if err := c.Render(r.Context(), w); err != nil && !errors.Is(err, context.Canceled) {
+		s.log.Error("render", "path", r.URL.Path, "err", err)
+	}
+}
+
+// countRejection counts a run the hub refused.
+func (s *Server) countRejection(err error) {
+	var pe *param.Error
+	switch {
+	case errors.As(err, &pe):
+		s.metrics.rejected.WithLabelValues("over_budget").Inc()
+	case errors.Is(err, hub.ErrBusy):
+		s.metrics.rejected.WithLabelValues("busy").Inc()
+	case errors.Is(err, hub.ErrDraining):
+		s.metrics.rejected.WithLabelValues("draining").Inc()
+	}
+}

@@ -1,0 +1,200 @@
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/resilience-playground/playground/hub"
+	"github.com/resilience-playground/playground/lab"
+	"github.com/resilience-playground/playground/web"
+	"github.com/resilience-playground/playground/web/templates"
+)
+
+// Config is what a Server needs. Zero limits take the defaults noted.
+type Config struct {
+	Labs *lab.Registry
+	Hub  *hub.Hub
+	Log  *slog.Logger // default: discard
+
+	// AllowedOrigins are extra host patterns (as in coder/websocket's OriginPatterns, e.g.
+	// "slides.example.com" or "*.example.com") whose pages may open streams. Same-origin
+	// connections are always accepted.
+	AllowedOrigins []string
+
+	ParamRate     float64       // parameter changes per second per connection (default 10)
+	ParamBurst    int           // burst of parameter changes (default 20)
+	MaxMessage    int64         // largest websocket message read, in bytes (default 4096)
+	FrameInterval time.Duration // least time between frames (default 33ms)
+	PingInterval  time.Duration // how often streams are pinged (default 20s)
+	WriteTimeout  time.Duration // longest a frame write may block (default 10s)
+
+	// Metrics receives the server's metrics and /metrics serves them; default: NewMetrics of
+	// a new registry. Pass the same Metrics' ObserveRun to the hub's Config.Observe.
+	Metrics *Metrics
+}
+
+// Server is the playground's HTTP handler. Create it with New.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	router  chi.Router
+	metrics *Metrics
+
+	draining atomic.Bool
+	drain    chan struct{} // closed when draining starts
+	once     sync.Once
+	streams  sync.WaitGroup
+}
+
+// New returns a server for cfg.
+func New(cfg Config) *Server {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.ParamRate <= 0 {
+		cfg.ParamRate = 10
+	}
+	if cfg.ParamBurst <= 0 {
+		cfg.ParamBurst = 20
+	}
+	if cfg.MaxMessage <= 0 {
+		cfg.MaxMessage = 4096
+	}
+	if cfg.FrameInterval <= 0 {
+		cfg.FrameInterval = 33 * time.Millisecond
+	}
+	if cfg.PingInterval <= 0 {
+		cfg.PingInterval = 20 * time.Second
+	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = 10 * time.Second
+	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = NewMetrics(prometheus.NewRegistry())
+	}
+	s := &Server{cfg: cfg, log: cfg.Log, drain: make(chan struct{}), metrics: cfg.Metrics}
+	s.metrics.watch(cfg.Hub)
+	s.router = s.routes()
+	return s
+}
+
+// ServeHTTP serves a request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
+
+func (s *Server) routes() chi.Router {
+	r := chi.NewRouter()
+	r.Use(s.recoverer, s.logRequests, securityHeaders)
+	r.Get("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	r.Get("/readyz", func(w http.ResponseWriter, r *http.Request) {
+		if s.draining.Load() {
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "draining"})
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	})
+	r.Handle("/metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
+	static := http.StripPrefix("/static/", http.FileServerFS(web.Static))
+	r.Get("/static/*", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-cache")
+		static.ServeHTTP(w, r)
+	})
+	r.Get("/", s.index)
+	r.Route("/api/v1", func(r chi.Router) {
+		r.Get("/{lab}", s.result)
+		r.Get("/{lab}/stream", s.stream)
+		r.NotFound(func(w http.ResponseWriter, r *http.Request) { s.writeError(w, r, errNotFound) })
+	})
+	r.Get("/embed/{lab}", s.page(true))
+	r.Get("/{lab}", s.page(false))
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNotFound)
+		s.render(w, r, templates.ErrorPage(s.cfg.Labs.All(), http.StatusNotFound, "There is no such page."))
+	})
+	return r
+}
+
+// lab returns the lab the request's path names.
+func (s *Server) lab(r *http.Request) (*lab.Lab, bool) {
+	return s.cfg.Labs.Lookup(chi.URLParam(r, "lab"))
+}
+
+func (s *Server) index(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, templates.Index(s.cfg.Labs.All()))
+}
+
+func (s *Server) page(embed bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		l, ok := s.lab(r)
+		if !ok {
+			w.WriteHeader(http.StatusNotFound)
+			s.render(w, r, templates.ErrorPage(s.cfg.Labs.All(), http.StatusNotFound, "There is no such lab."))
+			return
+		}
+		v, errs := l.Params.SalvageQuery(r.URL.RawQuery)
+		if embed {
+			w.Header().Set("Content-Security-Policy", cspEmbed)
+			w.Header().Del("X-Frame-Options")
+		}
+		s.render(w, r, templates.LabPage(templates.NewPage(s.cfg.Labs.All(), l, v, errs, embed)))
+	}
+}
+
+// result serves a scenario's whole result as JSON.
+func (s *Server) result(w http.ResponseWriter, r *http.Request) {
+	l, ok := s.lab(r)
+	if !ok {
+		s.writeError(w, r, errNotFound)
+		return
+	}
+	v, err := l.Params.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		s.metrics.rejected.WithLabelValues("bad_params").Inc()
+		s.writeError(w, r, err)
+		return
+	}
+	res, err := s.cfg.Hub.Result(r.Context(), l, v)
+	if err != nil {
+		s.countRejection(err)
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// Drain starts lame-duck mode: /readyz reports not ready, no new runs start, and every stream
+// finishes its run in flight and closes with 1001. It returns at once; [Server.WaitStreams]
+// waits for the streams to close.
+func (s *Server) Drain() {
+	s.once.Do(func() {
+		s.draining.Store(true)
+		close(s.drain)
+	})
+}
+
+// WaitStreams waits until every stream has closed or ctx is done.
+func (s *Server) WaitStreams(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() {
+		s.streams.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

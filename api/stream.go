@@ -1,0 +1,304 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/resilience-playground/playground/algorithms/backoff"
+	"github.com/resilience-playground/playground/algorithms/ratelimit"
+	"github.com/resilience-playground/playground/hub"
+	"github.com/resilience-playground/playground/lab"
+	"github.com/resilience-playground/playground/param"
+)
+
+// request is a decoded client message.
+type request struct {
+	Type  string `json:"type"`
+	ID    int64  `json:"id"`
+	Query string `json:"query"`
+}
+
+// decodeMessage validates one client message: a JSON object with type "params", a
+// non-negative id and a query no longer than param.MaxQueryLen. Unknown fields are an error.
+func decodeMessage(b []byte) (request, error) {
+	var m request
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return request{}, fmt.Errorf("message is not a valid params object: %v", err)
+	}
+	if dec.More() {
+		return request{}, errors.New("message has data after the JSON object")
+	}
+	switch {
+	case m.Type != "params":
+		return request{}, fmt.Errorf("message type must be \"params\", got %q", clip(m.Type))
+	case m.ID < 0:
+		return request{}, errors.New("message id must not be negative")
+	case len(m.Query) > param.MaxQueryLen:
+		return request{}, fmt.Errorf("query is %d bytes long; the limit is %d", len(m.Query), param.MaxQueryLen)
+	}
+	return m, nil
+}
+
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
+
+// reply is a server message; see the package documentation.
+type reply struct {
+	Type     string         `json:"type"`
+	ID       int64          `json:"id"`
+	URL      string         `json:"url,omitempty"`
+	Params   map[string]any `json:"params,omitempty"`
+	Progress *lab.Progress  `json:"progress,omitempty"`
+	Summary  map[string]any `json:"summary,omitempty"`
+	Series   []lab.Series   `json:"series,omitempty"`
+	Error    string         `json:"error,omitempty"`
+	Param    string         `json:"param,omitempty"`
+	RetryMS  int64          `json:"retry_ms,omitempty"`
+}
+
+// busyPolicy paces a stream's retries when every slot is taken: practising what the
+// backoff lab teaches, with full jitter so that retries of many viewers spread out.
+var busyPolicy = backoff.FullJitter{Base: 100 * time.Millisecond, Cap: 2 * time.Second}
+
+// stream upgrades to a websocket and serves runs until the connection ends.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
+	l, ok := s.lab(r)
+	if !ok {
+		s.writeError(w, r, errNotFound)
+		return
+	}
+	if s.draining.Load() {
+		s.writeError(w, r, hub.ErrDraining)
+		return
+	}
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.cfg.AllowedOrigins})
+	if err != nil {
+		return // Accept has written the error response (403 for a foreign origin)
+	}
+	s.streams.Add(1)
+	defer s.streams.Done()
+	s.metrics.connections.Inc()
+	defer s.metrics.connections.Dec()
+	c.SetReadLimit(s.cfg.MaxMessage)
+
+	ctx, cancel := context.WithCancel(context.Background()) // the request's context ends at hijack
+	defer cancel()
+	st := &streamConn{s: s, l: l, c: c, ctx: ctx, latest: make(chan request, 1)}
+	go st.read(cancel)
+	go st.ping(cancel)
+	code, reason := st.serve()
+	c.Close(code, reason)
+}
+
+// streamConn is one websocket stream.
+type streamConn struct {
+	s      *Server
+	l      *lab.Lab
+	c      *websocket.Conn
+	ctx    context.Context
+	latest chan request // the newest unserved request; older ones are dropped
+}
+
+// read decodes client messages, keeping only the newest. A malformed message ends the
+// connection with 1007.
+func (st *streamConn) read(cancel context.CancelFunc) {
+	defer cancel()
+	for {
+		typ, b, err := st.c.Read(st.ctx)
+		if err != nil {
+			return // closed, too big (the library closes with 1009), or ctx done
+		}
+		if typ != websocket.MessageText {
+			st.c.Close(websocket.StatusUnsupportedData, "send JSON text messages")
+			return
+		}
+		m, err := decodeMessage(b)
+		if err != nil {
+			st.c.Close(websocket.StatusInvalidFramePayloadData, clip(err.Error()))
+			return
+		}
+		select {
+		case <-st.latest: // drop the older request: only the newest matters
+		default:
+		}
+		st.latest <- m
+	}
+}
+
+// ping checks the peer is alive; one that does not answer is dropped.
+func (st *streamConn) ping(cancel context.CancelFunc) {
+	t := time.NewTicker(st.s.cfg.PingInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-st.ctx.Done():
+			return
+		case <-t.C:
+			ctx, done := context.WithTimeout(st.ctx, st.s.cfg.PingInterval)
+			err := st.c.Ping(ctx)
+			done()
+			if err != nil {
+				cancel()
+				return
+			}
+		}
+	}
+}
+
+func (st *streamConn) write(m reply) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(st.ctx, st.s.cfg.WriteTimeout)
+	defer cancel()
+	return st.c.Write(ctx, websocket.MessageText, b)
+}
+
+// serve is the stream's main loop: it takes the newest request, paced by a token bucket, and
+// streams its run until a newer request, the end of the run, the end of the connection or the
+// server draining. It returns the close code and reason.
+func (st *streamConn) serve() (websocket.StatusCode, string) {
+	s := st.s
+	bucket := ratelimit.NewTokenBucket(s.cfg.ParamRate, s.cfg.ParamBurst)
+	jitter := rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+	var (
+		req     request
+		have    bool
+		busyTry int
+	)
+	for {
+		if !have {
+			select {
+			case req = <-st.latest:
+			case <-s.drain:
+				return websocket.StatusGoingAway, "server restarting; reconnect"
+			case <-st.ctx.Done():
+				return websocket.StatusNormalClosure, ""
+			}
+		}
+		have = false
+		// Pace parameter changes: wait for a token, taking any newer request meanwhile.
+		for !bucket.AllowN(time.Now(), 1) {
+			s.metrics.rejected.WithLabelValues("rate_limited").Inc()
+			select {
+			case req = <-st.latest:
+			case <-time.After(bucket.Delay(time.Now())):
+			case <-st.ctx.Done():
+				return websocket.StatusNormalClosure, ""
+			}
+		}
+		next, err := st.run(req, &busyTry, jitter)
+		if err != nil {
+			if st.ctx.Err() != nil {
+				return websocket.StatusNormalClosure, ""
+			}
+			if errors.Is(err, errDrained) || s.draining.Load() {
+				return websocket.StatusGoingAway, "server restarting; reconnect"
+			}
+			return websocket.StatusInternalError, "internal error"
+		}
+		if next != nil {
+			req, have = *next, true
+		}
+	}
+}
+
+var errDrained = errors.New("drained")
+
+// run serves one request. It returns the newer request that interrupted it, if any.
+func (st *streamConn) run(req request, busyTry *int, jitter *rand.Rand) (*request, error) {
+	s, l := st.s, st.l
+	v, err := l.Params.ParseQuery(req.Query)
+	if err != nil {
+		s.metrics.rejected.WithLabelValues("bad_params").Inc()
+		return nil, st.writeErr(req.ID, err)
+	}
+	var sub *hub.Sub
+	for {
+		if s.draining.Load() {
+			return nil, errDrained
+		}
+		sub, err = s.cfg.Hub.Subscribe(l, v)
+		if err == nil {
+			*busyTry = 0
+			break
+		}
+		s.countRejection(err)
+		if !errors.Is(err, hub.ErrBusy) {
+			return nil, st.writeErr(req.ID, err)
+		}
+		*busyTry++
+		wait := busyPolicy.Sleep(*busyTry, 0, jitter) + 20*time.Millisecond
+		if err := st.write(reply{Type: "busy", ID: req.ID, RetryMS: wait.Milliseconds()}); err != nil {
+			return nil, err
+		}
+		select {
+		case next := <-st.latest:
+			return &next, nil
+		case <-time.After(wait):
+		case <-st.ctx.Done():
+			return nil, st.ctx.Err()
+		}
+	}
+	defer sub.Close()
+	if err := st.write(reply{Type: "start", ID: req.ID, URL: l.URL(v), Params: v.Map()}); err != nil {
+		return nil, err
+	}
+	for {
+		select {
+		case next := <-st.latest:
+			return &next, nil
+		case <-st.ctx.Done():
+			return nil, st.ctx.Err()
+		case <-sub.Ready():
+		}
+		u, done, runErr := sub.Take()
+		if !u.Empty() {
+			if err := st.write(reply{Type: "frame", ID: req.ID, Progress: u.Progress, Summary: u.Summary, Series: u.Series}); err != nil {
+				return nil, err
+			}
+			s.metrics.frames.Inc()
+		}
+		if done {
+			if runErr != nil {
+				return nil, st.writeErr(req.ID, runErr)
+			}
+			return nil, st.write(reply{Type: "done", ID: req.ID})
+		}
+		// At most one frame per interval; updates arriving meanwhile merge in the mailbox.
+		select {
+		case next := <-st.latest:
+			return &next, nil
+		case <-st.ctx.Done():
+			return nil, st.ctx.Err()
+		case <-time.After(s.cfg.FrameInterval):
+		}
+	}
+}
+
+// writeErr sends err as an error reply; unexpected errors are logged and not detailed.
+func (st *streamConn) writeErr(id int64, err error) error {
+	code, body := statusOf(err)
+	if code == http.StatusInternalServerError {
+		st.s.log.Error("stream run", "lab", st.l.Name, "err", err)
+	}
+	if code == 499 {
+		return err
+	}
+	return st.write(reply{Type: "error", ID: id, Error: body.Error, Param: body.Param})
+}

@@ -1,0 +1,182 @@
+// Command playground serves the Resilience Playground, or runs one scenario from the command
+// line.
+//
+//	playground [serve] [-addr :8080] [-max-runs N] [-drain 20s] [-allow-origin host]...
+//	playground run [-format json|csv] URL
+//
+// URL is a page or API URL such as '/backoff?clients=100&seed=7' (scheme and host optional).
+// run prints the same JSON as GET /api/v1/...; with -format csv it prints the series. Bad input
+// exits with status 2 and a message naming the parameter; progress goes to standard error.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/resilience-playground/playground/api"
+	"github.com/resilience-playground/playground/hub"
+	"github.com/resilience-playground/playground/lab"
+	"github.com/resilience-playground/playground/labs"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	cmd := "serve"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return serve(args, stderr)
+	case "run":
+		return runURL(args, stdout, stderr)
+	case "help":
+		usage(stderr)
+		return 0
+	}
+	fmt.Fprintf(stderr, "playground: unknown command %q\n", cmd)
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `usage:
+  playground [serve] [flags]        serve the playground (see playground serve -h)
+  playground run [-format csv] URL  run one scenario, e.g. '/backoff?clients=100&seed=7'
+
+`)
+	for _, l := range labs.Registry().All() {
+		fmt.Fprintf(w, "/%s — %s\n", l.Name, l.Title)
+		for _, p := range l.Params {
+			fmt.Fprintf(w, "  %-14s %-9s default %-22s %s\n", p.Name, p.Kind, p.Default, p.Help)
+		}
+	}
+}
+
+type origins []string
+
+func (o *origins) String() string     { return strings.Join(*o, ",") }
+func (o *origins) Set(v string) error { *o = append(*o, v); return nil }
+
+func serve(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "localhost:8080", "address to listen on")
+	maxRuns := fs.Int("max-runs", runtime.NumCPU(), "simulations at once")
+	budget := fs.Int64("budget", api.DefaultBudget, "most simulated events per run")
+	drain := fs.Duration("drain", 20*time.Second, "on SIGTERM, how long runs in flight may finish")
+	var allow origins
+	fs.Var(&allow, "allow-origin", "host pattern of another origin whose pages may open streams (repeatable)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	log := slog.New(slog.NewJSONHandler(stderr, nil))
+
+	metrics := api.NewMetrics(prometheus.NewRegistry())
+	h := hub.New(hub.Config{MaxRuns: *maxRuns, Budget: *budget, CacheSize: 512, Observe: metrics.ObserveRun})
+	srv := api.New(api.Config{Labs: labs.Registry(), Hub: h, Log: log, AllowedOrigins: allow, Metrics: metrics})
+	hs := &http.Server{
+		Handler:           srv,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       15 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    16 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "playground: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "Resilience Playground on http://%s/\n", ln.Addr())
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	select {
+	case err := <-served:
+		fmt.Fprintf(stderr, "playground: %v\n", err)
+		return 1
+	case <-ctx.Done():
+	}
+
+	// Lame duck: report not ready, start no new runs, let runs in flight finish until the
+	// deadline, close streams with 1001 so pages reconnect elsewhere, then exit.
+	log.Info("draining", "deadline", drain.String())
+	deadline, cancel := context.WithTimeout(context.Background(), *drain)
+	defer cancel()
+	srv.Drain()
+	h.Drain(deadline)
+	_ = srv.WaitStreams(deadline)
+	if err := hs.Shutdown(deadline); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		log.Warn("shutdown", "err", err)
+	}
+	log.Info("stopped")
+	return 0
+}
+
+func runURL(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "json", "output format: json or csv")
+	budget := fs.Int64("budget", api.DefaultBudget, "most simulated events per run")
+	quiet := fs.Bool("q", false, "no progress on standard error")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "playground run: give exactly one URL, such as '/backoff?clients=100'")
+		return 2
+	}
+	if *format != "json" && *format != "csv" {
+		fmt.Fprintf(stderr, "playground run: -format must be json or csv, got %q\n", *format)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var progress func(lab.Update)
+	if !*quiet {
+		progress = func(u lab.Update) {
+			if p := u.Progress; p != nil && p.Total > 0 {
+				fmt.Fprintf(stderr, "\r%s %3d%%", p.Stage, 100*p.Done/p.Total)
+			}
+		}
+	}
+	res, err := api.RunURL(ctx, labs.Registry(), fs.Arg(0), *budget, progress)
+	if !*quiet {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "playground run: %v\n", err)
+		return api.ExitCode(err)
+	}
+	if *format == "csv" {
+		err = lab.WriteCSV(stdout, res)
+	} else {
+		err = api.EncodeJSON(stdout, res)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "playground run: %v\n", err)
+		return 1
+	}
+	return 0
+}

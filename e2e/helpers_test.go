@@ -1,0 +1,180 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/resilience-playground/playground/api"
+	"github.com/resilience-playground/playground/hub"
+	"github.com/resilience-playground/playground/labs"
+)
+
+// chromiumPath is Debian's chromium binary (/usr/bin/chromium is a wrapper script).
+const chromiumPath = "/usr/lib/chromium/chromium"
+
+var (
+	browserOnce sync.Once
+	browserCtx  context.Context
+	browserErr  error
+)
+
+// MustOpenServer starts a playground server on a loopback port for the test.
+func MustOpenServer(tb testing.TB) *httptest.Server {
+	tb.Helper()
+	m := api.NewMetrics(prometheus.NewRegistry())
+	h := hub.New(hub.Config{MaxRuns: 2, Budget: api.DefaultBudget, CacheSize: 64, Observe: m.ObserveRun})
+	srv := httptest.NewServer(api.New(api.Config{Labs: labs.Registry(), Hub: h, Metrics: m}))
+	tb.Cleanup(srv.Close)
+	return srv
+}
+
+// browser returns the package's one browser, started on first use. Without chromium the test
+// is skipped loudly, unless CI is set, when it fails.
+func browser(tb testing.TB) context.Context {
+	tb.Helper()
+	browserOnce.Do(func() {
+		if _, err := os.Stat(chromiumPath); err != nil {
+			browserErr = fmt.Errorf("chromium not found at %s (apt-get install chromium): %w", chromiumPath, err)
+			return
+		}
+		dir, err := os.MkdirTemp("", "e2e-chromium-")
+		if err != nil {
+			browserErr = err
+			return
+		}
+		opts := []chromedp.ExecAllocatorOption{
+			chromedp.ExecPath(chromiumPath),
+			chromedp.Headless, chromedp.NoSandbox,
+			chromedp.Flag("disable-gpu", true),
+			chromedp.Flag("disable-quic", true),
+			chromedp.Flag("no-first-run", true),
+			chromedp.Flag("disable-background-networking", true),
+			chromedp.Flag("disable-component-update", true),
+			chromedp.Flag("disable-sync", true),
+			chromedp.Flag("disable-dev-shm-usage", true),
+			chromedp.UserDataDir(dir),
+			chromedp.WindowSize(1280, 900),
+		}
+		alloc, _ := chromedp.NewExecAllocator(context.Background(), opts...)
+		ctx, _ := chromedp.NewContext(alloc)
+		if err := chromedp.Do(ctx); err != nil {
+			browserErr = fmt.Errorf("starting chromium: %w", err)
+			return
+		}
+		browserCtx = ctx
+	})
+	if browserErr != nil {
+		if os.Getenv("CI") != "" {
+			tb.Fatalf("browser tests need chromium in CI: %v", browserErr)
+		}
+		tb.Skipf("SKIPPING BROWSER TEST — %v", browserErr)
+	}
+	return browserCtx
+}
+
+// MustOpenTab opens a new tab for the test and fails the test on any console error or
+// uncaught exception in it.
+func MustOpenTab(tb testing.TB) context.Context {
+	tb.Helper()
+	ctx, cancel := chromedp.NewContext(browser(tb))
+	ctx, cancelT := context.WithTimeout(ctx, 60*time.Second)
+	messages := chromedp.Console(ctx)
+	if err := chromedp.Do(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	var (
+		mu   sync.Mutex
+		errs []string
+	)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			if m.IsException() || m.Type == chromedp.ConsoleError {
+				mu.Lock()
+				errs = append(errs, fmt.Sprintf("%s:%d %s", m.URL, m.Line+1, m))
+				mu.Unlock()
+			}
+		}
+	}()
+	tb.Cleanup(func() {
+		cancelT()
+		cancel()
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		for _, e := range errs {
+			if tb.Name() != "" && !allowedConsole(tb, e) {
+				tb.Errorf("console error: %s", e)
+			}
+		}
+	})
+	return ctx
+}
+
+// allowedConsole reports console messages a test expects (set with ExpectConsole).
+func allowedConsole(tb testing.TB, msg string) bool {
+	expectMu.Lock()
+	defer expectMu.Unlock()
+	for _, s := range expected[tb.Name()] {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	expectMu sync.Mutex
+	expected = map[string][]string{}
+)
+
+// ExpectConsole lets console errors containing s pass in this test (a deliberately failing
+// request, say).
+func ExpectConsole(tb testing.TB, s string) {
+	expectMu.Lock()
+	defer expectMu.Unlock()
+	expected[tb.Name()] = append(expected[tb.Name()], s)
+}
+
+// eval evaluates a JavaScript expression in the tab.
+func eval[T any](tb testing.TB, ctx context.Context, expr string) T {
+	tb.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		tb.Fatalf("evaluate %s: %v", expr, err)
+	}
+	return v
+}
+
+// waitFor polls a JavaScript condition until it is true.
+func waitFor(tb testing.TB, ctx context.Context, cond string) {
+	tb.Helper()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](cond)); err != nil {
+		tb.Fatalf("waiting for %s: %v", cond, err)
+	}
+}
+
+// buildBinary builds cmd/playground into a temporary directory.
+func buildBinary(tb testing.TB) string {
+	tb.Helper()
+	bin := tb.TempDir() + "/playground"
+	out, err := exec.Command("go", "build", "-o", bin, "../cmd/playground").CombinedOutput()
+	if err != nil {
+		tb.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}

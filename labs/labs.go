@@ -1,0 +1,15 @@
+// Package labs lists the playground's labs. Adding a lab means writing its package and adding
+// it here; nothing else refers to labs by name.
+package labs
+
+import (
+	"github.com/resilience-playground/playground/lab"
+	"github.com/resilience-playground/playground/labs/backoff"
+)
+
+// Registry returns a registry of every lab, in the order the site lists them.
+func Registry() *lab.Registry {
+	return lab.NewRegistry(
+		backoff.Lab(),
+	)
+}
