@@ -33,16 +33,18 @@ type client struct {
 	netP, jitP *rand.PCG
 	attempt    int
 	prev       time.Duration
-	version    int64
+	readAt     time.Duration // when the current attempt's read reaches the server
 }
 
-// Event kinds. A client does nothing between receiving a reply and sending its next request,
-// so the hop back and the hop out are one scheduled event: two events per attempt instead of
-// the reference's four, with the same draws in the same order.
-const (
-	readAtServer int32 = iota
-	writeAtServer
-)
+// The reference simulator has four events per attempt (read at the server, its reply at the
+// client, write at the server, its reply). A client does nothing between receiving a reply and
+// sending its next request, and versions only increase, so a write succeeds exactly when no
+// successful write reached the server between its read and itself. One event per attempt — the
+// write reaching the server — is then enough: the read's time is computed when the attempt is
+// scheduled, the hops are drawn from the client's stream in the reference's order, and the
+// kernel does a quarter of the reference's work. A read at the same instant as a successful
+// write sees that write.
+const writeAtServer int32 = 0
 
 // Config is one simulation.
 type Config struct {
@@ -81,11 +83,12 @@ func (w *World) Simulate(ctx context.Context, cfg Config, hist *engine.Histogram
 		c := &w.clients[i]
 		engine.Seed(c.netP, cfg.Seed, engine.Network, uint64(cfg.Trial), uint64(i))
 		engine.Seed(c.jitP, cfg.Seed, engine.Jitter, uint64(cfg.Trial), uint64(i))
-		c.attempt, c.prev, c.version = 0, 0, 0
-		l.At(hop(c), int32(i), readAtServer)
+		c.attempt, c.prev = 0, 0
+		c.readAt = hop(c)
+		l.At(c.readAt+hop(c)+hop(c), int32(i), writeAtServer)
 	}
 	var (
-		version int64
+		lastWin time.Duration = -1 // when the last successful write reached the server
 		out     Outcome
 	)
 	for ev, ok := l.Step(); ok; ev, ok = l.Step() {
@@ -94,26 +97,20 @@ func (w *World) Simulate(ctx context.Context, cfg Config, hist *engine.Histogram
 		}
 		c := &w.clients[ev.Actor]
 		now := l.Now()
-		switch ev.Kind {
-		case readAtServer:
-			c.version = version
-			back := hop(c)
-			l.After(back+hop(c), ev.Actor, writeAtServer)
-		case writeAtServer:
-			out.Writes++
-			if hist != nil {
-				hist.Add(now)
-			}
-			back := hop(c)
-			if c.version == version {
-				version++
-				out.Completion = max(out.Completion, now+back)
-				continue
-			}
-			c.attempt++
-			c.prev = cfg.Policy.Sleep(c.attempt, c.prev, c.jit)
-			l.After(back+hop(c)+c.prev, ev.Actor, readAtServer)
+		out.Writes++
+		if hist != nil {
+			hist.Add(now)
 		}
+		back := hop(c)
+		if lastWin <= c.readAt {
+			lastWin = now
+			out.Completion = max(out.Completion, now+back)
+			continue
+		}
+		c.attempt++
+		c.prev = cfg.Policy.Sleep(c.attempt, c.prev, c.jit)
+		c.readAt = now + back + c.prev + hop(c)
+		l.At(c.readAt+hop(c)+hop(c), ev.Actor, writeAtServer)
 	}
 	if l.Exhausted() {
 		return Outcome{}, fmt.Errorf("simulation of %d clients exceeded its budget of %d events", n, cfg.MaxEvents)
