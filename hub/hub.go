@@ -46,11 +46,12 @@ type Hub struct {
 	slots chan struct{}
 
 	mu       sync.Mutex
-	runs     map[string]*run
+	runs     map[string]*run // runs viewers may join, by key
+	active   int             // runs whose goroutine has not ended, joinable or cancelled
 	cache    map[string]*list.Element // of *entry
 	lru      *list.List
 	draining bool
-	idle     *sync.Cond // signalled when runs becomes empty
+	idle     *sync.Cond // signalled when active falls to 0
 }
 
 type entry struct {
@@ -123,6 +124,7 @@ func (h *Hub) Subscribe(l *lab.Lab, v param.Values) (*Sub, error) {
 	r := &run{key: key, subs: map[*Sub]struct{}{s: {}}, cancel: cancel}
 	s.run = r
 	h.runs[key] = r
+	h.active++
 	go h.execute(ctx, r, l, v)
 	return s, nil
 }
@@ -141,7 +143,10 @@ func (h *Hub) execute(ctx context.Context, r *run, l *lab.Lab, v param.Values) {
 	<-h.slots
 	h.mu.Lock()
 	r.cancel()
-	delete(h.runs, r.key)
+	if h.runs[r.key] == r {
+		delete(h.runs, r.key)
+	}
+	h.active--
 	if err == nil {
 		h.store(r.key, r.state)
 	}
@@ -149,7 +154,7 @@ func (h *Hub) execute(ctx context.Context, r *run, l *lab.Lab, v param.Values) {
 		s.done, s.err, s.run = true, err, nil
 		s.signal()
 	}
-	if len(h.runs) == 0 {
+	if h.active == 0 {
 		h.idle.Broadcast()
 	}
 	h.mu.Unlock()
@@ -189,7 +194,7 @@ func (h *Hub) Drain(ctx context.Context) {
 	})
 	defer stop()
 	h.mu.Lock()
-	for len(h.runs) > 0 && ctx.Err() == nil {
+	for h.active > 0 && ctx.Err() == nil {
 		h.idle.Wait()
 	}
 	h.mu.Unlock()
@@ -202,11 +207,11 @@ func (h *Hub) Draining() bool {
 	return h.draining
 }
 
-// Running returns the number of runs in flight.
+// Running returns the number of runs in flight, including cancelled ones still stopping.
 func (h *Hub) Running() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return len(h.runs)
+	return h.active
 }
 
 // Sub is one viewer's subscription to a run.
@@ -269,7 +274,9 @@ func (s *Sub) Close() {
 		delete(r.subs, s)
 		if len(r.subs) == 0 {
 			r.cancel()
-			delete(s.hub.runs, r.key) // a new viewer of this scenario starts afresh
+			if s.hub.runs[r.key] == r {
+				delete(s.hub.runs, r.key) // a new viewer of this scenario starts afresh
+			}
 		}
 		s.run = nil
 	}

@@ -164,7 +164,7 @@ func TestSchedule(t *testing.T) {
 	r := mustRun(t, "base=1s&multiplier=1.1&cap=1h&retries=49&sweep=off&trials=1&clients=1")
 	steps := r.Summary["schedule"].([]ScheduleStep)
 	want := []struct {
-		retry            int
+		retry          int
 		sleep, elapsed float64 // seconds, to 3 decimals
 	}{{1, 1.000, 1.000}, {2, 1.100, 2.100}, {3, 1.210, 3.310}, {48, 88.197, 960.172}, {49, 97.017, 1057.190}}
 	for _, w := range want {
