@@ -46,8 +46,8 @@ type Hub struct {
 	slots chan struct{}
 
 	mu       sync.Mutex
-	runs     map[string]*run // runs viewers may join, by key
-	active   int             // runs whose goroutine has not ended, joinable or cancelled
+	runs     map[string]*run          // runs viewers may join, by key
+	active   int                      // runs whose goroutine has not ended, joinable or cancelled
 	cache    map[string]*list.Element // of *entry
 	lru      *list.List
 	draining bool

@@ -216,6 +216,7 @@ function onMessage(m) {
       clearErrors();
       document.getElementById("url-errors").textContent = "";
       fresh = new Set();
+      freshSummary = new Set();
       updateLinks(m.url.includes("?") ? m.url.slice(m.url.indexOf("?") + 1) : "");
       setStatus("Running…");
       break;
@@ -226,6 +227,10 @@ function onMessage(m) {
     case "done":
       probe.done++;
       for (const name of Object.keys(store)) if (!fresh.has(name)) delete store[name];
+      // Summary entries the run did not send belong to an older scenario (a sweep since
+      // switched off, say): drop them as the series are dropped, so the page shows what the
+      // JSON API returns for this URL.
+      for (const k of Object.keys(summary)) if (!freshSummary.has(k)) { delete summary[k]; renderTables(k); }
       redrawAll();
       progressEl.value = 1;
       setStatus(`Done in ${Math.round(performance.now() - runStart)} ms.`);
@@ -244,6 +249,7 @@ function onMessage(m) {
 const store = (probe.series = {}); // series by name
 let fresh = new Set(); // series names the current run has sent
 const summary = probe.summary;
+let freshSummary = new Set(); // summary keys the current run has sent
 const dirty = new Set();
 let frameQueued = false;
 
@@ -254,6 +260,7 @@ function applyFrame(m) {
   }
   for (const [k, v] of Object.entries(m.summary || {})) {
     summary[k] = v;
+    freshSummary.add(k);
     renderTables(k);
   }
   for (const s of m.series || []) {
@@ -283,7 +290,9 @@ function renderTables(key) {
     const body = document.querySelector(`#table-${t.id} tbody`);
     const data = summary[key];
     let rows;
-    if (t.rows === "map") {
+    if (data === undefined) {
+      rows = [];
+    } else if (t.rows === "map") {
       const order = listParam ? listParam.options : [];
       rows = Object.keys(data).sort((a, b) => order.indexOf(a) - order.indexOf(b)).map((k) => ({ "": k, ...data[k] }));
     } else {

@@ -4,7 +4,6 @@ package templates
 
 import (
 	"math"
-	"slices"
 	"strconv"
 	"time"
 
@@ -85,5 +84,3 @@ func numeric(v param.Values, sp param.Spec) float64 {
 func num(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 func isOn(c Control, o string) bool { return c.Checked[o] }
-
-func hasKind(c Control, kinds ...param.Kind) bool { return slices.Contains(kinds, c.Kind) }
