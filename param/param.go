@@ -169,7 +169,7 @@ func (s Set) Parse(q url.Values) (Values, error) {
 	v := Values{set: s, vals: make([]any, len(s))}
 	for i, sp := range s {
 		raw, given := sp.Default, false
-		if vs, ok := q[sp.Name]; ok {
+		if vs, ok := q[sp.Name]; ok && len(vs) > 0 {
 			raw, given = vs[0], true
 		}
 		val, err := sp.parse(raw)
@@ -249,7 +249,7 @@ func (sp Spec) parse(raw string) (any, *Error) {
 		}
 		var list []string // declaration order, so equal sets have equal URLs
 		for _, o := range sp.Options {
-			switch strings.Count(","+raw+",", ","+o+",") {
+			switch strings.Count(","+strings.ReplaceAll(raw, ",", ",,")+",", ","+o+",") { // ",,": adjacent entries share no comma
 			case 0:
 			case 1:
 				list = append(list, o)
@@ -299,10 +299,15 @@ func (sp Spec) parseRange(raw string) (any, *Error) {
 	case sp.MaxLen > 0 && r.Len() > int64(sp.MaxLen):
 		return nil, errorf(sp.Name, "%s has %d points; at most %d are allowed", sp.Name, r.Len(), sp.MaxLen)
 	}
+	r.To = r.From + (r.Len()-1)*r.Step // 10:195:10 is 10:190:10: one scenario, one URL
 	return r, nil
 }
 
 func (sp Spec) malformed(raw, want string) *Error {
+	switch sp.Kind {
+	case Int, Float, Duration:
+		return errorf(sp.Name, "%s must be %s between %s and %s, got %q", sp.Name, want, sp.format(sp.Min), sp.format(sp.Max), clip(raw))
+	}
 	return errorf(sp.Name, "%s must be %s, got %q", sp.Name, want, clip(raw))
 }
 
@@ -330,7 +335,7 @@ func (sp Spec) format(x float64) string {
 	if sp.Kind == Duration {
 		return FormatDuration(time.Duration(math.Round(x * 1e6)))
 	}
-	return strconv.FormatFloat(x, 'g', -1, 64)
+	return strconv.FormatFloat(x, 'f', -1, 64)
 }
 
 // FormatDuration writes d as the shortest Go duration string: 1h rather than 1h0m0s.
