@@ -29,6 +29,7 @@ type Table struct {
 	Rows    string   `json:"rows"` // "map" or "list"
 	Columns []Column `json:"columns"`
 	Help    string   `json:"help,omitempty"`
+	Bottom  bool     `json:"bottom,omitempty"` // shown after the charts rather than before
 }
 
 // Column is one column of a Table: Field of each row, printed with Digits decimals and Suffix.

@@ -4,8 +4,8 @@ import "github.com/resilience-playground/playground/lab"
 
 var view = lab.View{
 	Charts: []lab.Chart{
-		{ID: "timeline", Title: "Writes over time", XLabel: "time (ms)", YLabel: "writes per bin (mean over trials)", Bars: true, Split: true,
-			Help: "Every write call at the chosen N, from the same seed. Without jitter the calls arrive in clusters with silence between them."},
+		{ID: "timeline", Title: "Writes over time", XLabel: "time (ms)", YLabel: "writes", Bars: true, Split: true,
+			Help: "Write calls per time bin at the chosen N, mean over trials, from the same seed. Without jitter the calls arrive in clusters with silence between them."},
 		{ID: "work", Title: "Work vs clients", XLabel: "clients", YLabel: "write calls", Mark: "clients",
 			Help: "Mean write calls until every client succeeds. Without jitter it grows about as N²."},
 		{ID: "completion", Title: "Completion time vs clients", XLabel: "clients", YLabel: "ms", Mark: "clients",
@@ -23,7 +23,7 @@ var view = lab.View{
 			{Field: "writes_change_pct", Label: "writes vs exponential", Digits: 0, Suffix: "%"},
 			{Field: "completion_change_pct", Label: "time vs exponential", Digits: 0, Suffix: "%"},
 		}},
-		{ID: "schedule", Title: "Retry schedule", Key: "schedule", Rows: "list", Columns: []lab.Column{
+		{ID: "schedule", Title: "Retry schedule", Key: "schedule", Rows: "list", Bottom: true, Columns: []lab.Column{
 			{Field: "retry", Label: "retry n"},
 			{Field: "sleep_ms", Label: "sleep t_n", Digits: 3, Suffix: " ms"},
 			{Field: "elapsed_ms", Label: "elapsed T_n", Digits: 3, Suffix: " ms"},

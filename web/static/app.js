@@ -105,7 +105,12 @@ function setControl(name, value) {
 
 // ---- controls ---------------------------------------------------------------------------
 
-let inputAt = 0; // when the newest input arrived, for latency measurement
+// Latency measurement (probe.latencies): every input is timed to the first chart redraw that
+// shows its request's results or a newer one's. An input superseded before any redraw is timed
+// too, to the redraw the user then saw; timing only the newest input would drop exactly the
+// slow answers.
+let pendingInputs = []; // {t, id}: inputs no redraw has answered yet, id of the request carrying each
+let drawnInputs = []; // inputs the queued redraw answers
 
 form.addEventListener("input", (e) => {
   const t = e.target;
@@ -149,17 +154,29 @@ function updateLinks(qs) {
 }
 
 function changed() {
-  inputAt = performance.now();
+  const t = performance.now();
+  keepURLErrors = false;
   const qs = query();
   updateLinks(qs);
-  send(qs);
+  // Sent now, or by the reconnect as the next id.
+  pendingInputs.push({ t, id: send(qs) ? sentId : sentId + 1 });
 }
 
 // ---- errors and status ------------------------------------------------------------------
 
+// The errors of the URL the page was opened with (the server renders them) stay until the user
+// changes a control, or they would vanish as the first run starts; errors a run reported go
+// with the next run.
+let keepURLErrors = true;
+
 function clearErrors() {
-  for (const el of form.querySelectorAll(".control.invalid")) el.classList.remove("invalid");
-  for (const el of form.querySelectorAll(".control .error")) el.textContent = "";
+  for (const el of form.querySelectorAll(".control .error")) {
+    if (keepURLErrors && !el.dataset.run) continue;
+    el.textContent = "";
+    delete el.dataset.run;
+    el.closest(".control").classList.remove("invalid");
+  }
+  if (!keepURLErrors) document.getElementById("url-errors").textContent = "";
 }
 
 function showError(msg) {
@@ -167,6 +184,7 @@ function showError(msg) {
   const box = msg.param && document.getElementById("err-" + msg.param);
   if (box) {
     box.textContent = msg.error;
+    box.dataset.run = "1";
     box.closest(".control").classList.add("invalid");
     setStatus("Fix " + msg.param + " to run this scenario.");
   } else {
@@ -202,9 +220,10 @@ function connect() {
 
 function send(qs) {
   lastQuery = qs;
-  if (!ws || ws.readyState !== WebSocket.OPEN) return;
+  if (!ws || ws.readyState !== WebSocket.OPEN) return false;
   sentId++;
   ws.send(JSON.stringify({ type: "params", id: sentId, query: qs }));
+  return true;
 }
 
 function onMessage(m) {
@@ -214,7 +233,6 @@ function onMessage(m) {
       probe.runs++;
       runStart = performance.now();
       clearErrors();
-      document.getElementById("url-errors").textContent = "";
       fresh = new Set();
       freshSummary = new Set();
       updateLinks(m.url.includes("?") ? m.url.slice(m.url.indexOf("?") + 1) : "");
@@ -239,6 +257,7 @@ function onMessage(m) {
       setStatus(`Server busy — retrying in ${(m.retry_ms / 1000).toFixed(1)} s…`);
       break;
     case "error":
+      pendingInputs = pendingInputs.filter((p) => p.id > m.id); // answered, with no redraw
       showError(m);
       break;
   }
@@ -274,13 +293,19 @@ function applyFrame(m) {
     fresh.add(s.name);
     dirty.add(s.chart);
   }
+  if (dirty.size && pendingInputs.length) {
+    drawnInputs.push(...pendingInputs.filter((p) => p.id <= m.id));
+    pendingInputs = pendingInputs.filter((p) => p.id > m.id);
+  }
   if (!frameQueued && dirty.size) {
     frameQueued = true;
     requestAnimationFrame(() => {
       frameQueued = false;
       for (const c of dirty) drawChart(c);
       dirty.clear();
-      if (inputAt) { probe.latencies.push(performance.now() - inputAt); inputAt = 0; }
+      const now = performance.now();
+      for (const p of drawnInputs) probe.latencies.push(now - p.t);
+      drawnInputs = [];
     });
   }
 }

@@ -1,0 +1,207 @@
+package e2e
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os/exec"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// drain is the lame-duck period the test gives the server.
+const drain = 5 * time.Second
+
+// TestLameDuckShutdownAndReconnect signals the real binary to stop while a page watches it and
+// another page's run is in flight: readiness must flip, the process must exit cleanly within
+// the drain period, and once a new process listens on the same port the page must reconnect
+// by itself and show the same scenario and the same numbers.
+func TestLameDuckShutdownAndReconnect(t *testing.T) {
+	browser(t) // skip before building when there is no browser
+	bin := buildBinary(t)
+	addr := freeAddr(t)
+	base := "http://" + addr
+	// While the server is down, the page's reconnect attempts fail; the browser logs each.
+	ExpectConsole(t, "WebSocket connection to")
+
+	old := startServer(t, bin, addr)
+
+	page := MustOpenTab(t)
+	hookTab(t, page)
+	const scenario = "/backoff?strategies=none,exponential,full&clients=30&trials=12&seed=9&sweep=10:30:10"
+	openLab(t, page, base+scenario)
+	before := readState(t, page)
+	wantSummary := pageSummary(t, page)
+	runs := eval[int](t, page, `window.__playground.runs`)
+	sent := lastSent(t, page)
+
+	// A heavier run in flight in a second page when the signal comes.
+	heavy := MustOpenTab(t)
+	hookTab(t, heavy)
+	if err := chromedp.Do(heavy, chromedp.Navigate(base+"/backoff?trials=80")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, heavy, `window.__e2e.lastSent > 0 && window.__e2e.lastStart === window.__e2e.lastSent`)
+	inFlight := eval[bool](t, heavy, `window.__e2e.lastDone !== window.__e2e.lastSent`)
+
+	signalled := time.Now()
+	if err := old.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	// Readiness flips at once; poll it fast until the process is gone.
+	client := &http.Client{Timeout: 500 * time.Millisecond}
+	var ready503, exited bool
+	var firstNotReady time.Duration
+	for !exited && time.Since(signalled) < drain+5*time.Second {
+		resp, err := client.Get(base + "/readyz")
+		if err == nil {
+			code := resp.StatusCode
+			resp.Body.Close()
+			if code == http.StatusServiceUnavailable && !ready503 {
+				ready503, firstNotReady = true, time.Since(signalled)
+			}
+		}
+		select {
+		case <-old.exited:
+			exited = true
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+	if !exited {
+		select {
+		case <-old.exited:
+		case <-time.After(drain + 10*time.Second - time.Since(signalled)):
+			t.Fatalf("server still running %v after SIGTERM with -drain %v\n%s", time.Since(signalled), drain, old.log())
+		}
+	}
+	took := time.Since(signalled)
+	if code := old.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("exit status %d after SIGTERM, want 0\n%s", code, old.log())
+	}
+	if took > drain+3*time.Second {
+		t.Errorf("server took %v to exit, more than -drain %v plus a margin", took, drain)
+	}
+	heavyDone := eval[bool](t, heavy, `window.__e2e.lastDone === window.__e2e.lastSent`)
+	t.Logf("lame duck: run in flight %v (finished before exit: %v), /readyz 503 after %v (seen %v), exited after %v",
+		inFlight, heavyDone, firstNotReady.Round(time.Millisecond), ready503, took.Round(time.Millisecond))
+	if inFlight && !heavyDone && took < drain-time.Second {
+		t.Errorf("the run in flight was not finished though the server exited %v before the drain deadline", drain-took)
+	}
+	if inFlight && !ready503 {
+		t.Errorf("/readyz never reported 503 while a run was draining")
+	}
+	if cl := eval[[]int](t, page, `window.__e2e.closes`); len(cl) == 0 || cl[0] != 1001 {
+		t.Errorf("the idle page's stream closed with %v, want 1001 (going away) first", cl)
+	}
+	if err := chromedp.Do(heavy, chromedp.Navigate("about:blank")); err != nil { // spare the new server
+		t.Fatal(err)
+	}
+
+	// A new process on the same port: the page comes back by itself.
+	startServer(t, bin, addr)
+	waitFor(t, page, fmt.Sprintf(`window.__playground.runs > %d && window.__e2e.lastSent > %d &&
+		window.__e2e.lastDone === window.__e2e.lastSent`, runs, sent))
+	after := readState(t, page)
+	if after.Search != before.Search {
+		t.Errorf("search after reconnect = %q, want %q", after.Search, before.Search)
+	}
+	if got := pageSummary(t, page); got != wantSummary {
+		t.Errorf("summary after reconnect differs:\n got %.300s\nwant %.300s", got, wantSummary)
+	}
+	if !mapsEqual(after.Charts, before.Charts) {
+		t.Errorf("series after reconnect differ")
+	}
+	if status := eval[string](t, page, `document.getElementById("status").textContent`); len(status) < 4 || status[:4] != "Done" {
+		t.Errorf("status after reconnect = %q", status)
+	}
+}
+
+// server is a playground process.
+type server struct {
+	cmd    *exec.Cmd
+	exited chan struct{}
+	mu     sync.Mutex
+	buf    bytes.Buffer
+}
+
+func (s *server) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.Write(p)
+}
+
+func (s *server) log() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+// startServer starts bin serving on addr and waits until it is ready. The process is stopped
+// when the test ends, if it is still running.
+func startServer(t *testing.T, bin, addr string) *server {
+	t.Helper()
+	s := &server{exited: make(chan struct{})}
+	s.cmd = exec.Command(bin, "serve", "-addr", addr, "-drain", drain.String(), "-max-runs", "2")
+	s.cmd.Stdout, s.cmd.Stderr = s, s
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		_ = s.cmd.Wait()
+		close(s.exited)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-s.exited:
+			return
+		default:
+		}
+		_ = s.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-s.exited:
+		case <-time.After(drain + 5*time.Second):
+			_ = s.cmd.Process.Kill()
+			<-s.exited
+		}
+	})
+	client := &http.Client{Timeout: time.Second}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		resp, err := client.Get("http://" + addr + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return s
+			}
+		}
+		select {
+		case <-s.exited:
+			t.Fatalf("server exited while starting: %v\n%s", s.cmd.ProcessState, s.log())
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server not ready on %s: %v\n%s", addr, err, s.log())
+		}
+	}
+}
+
+// freeAddr returns a loopback address with a port nothing listens on.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	if err := ln.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+		t.Fatal(err)
+	}
+	return "127.0.0.1:" + strconv.Itoa(port)
+}

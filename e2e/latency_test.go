@@ -1,0 +1,77 @@
+package e2e
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestSliderLatency drags the clients slider through 30 positions, an input event every
+// 100 ms as a hand does, and reports the time from each input to the next chart redraw. It
+// asserts nothing about the figures, which depend on the machine; they are logged as
+//
+//	slider latency p50=…ms p95=…ms n=…
+func TestSliderLatency(t *testing.T) {
+	srv := MustOpenServer(t)
+	for _, tc := range []struct{ name, url string }{
+		{"small", "/backoff?trials=20&sweep=off"},
+		{"default", "/backoff"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := MustOpenTab(t)
+			hookTab(t, ctx)
+			// Warm: the page loaded, connected and drew its first frame. The default scenario
+			// takes seconds to finish (far longer under -race); the drag does not wait for it.
+			if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+tc.url)); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, ctx, `window.__e2e.lastSent > 0 && window.__e2e.lastStart === window.__e2e.lastSent && window.__playground.frames > 0`)
+			time.Sleep(200 * time.Millisecond)
+			if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`window.__playground.latencies.length = 0`)); err != nil {
+				t.Fatal(err)
+			}
+			start := eval[int](t, ctx, `Number(document.querySelector('input[type=range][data-for="clients"]').value)`)
+			prev := lastSent(t, ctx)
+			tick := time.NewTicker(100 * time.Millisecond)
+			last := 0 // samples before the last input
+			for i := range 30 {
+				<-tick.C
+				js := fmt.Sprintf(`(() => { const s = document.querySelector('input[type=range][data-for="clients"]');
+					const n = window.__playground.latencies.length;
+					s.value = %d; s.dispatchEvent(new Event("input", { bubbles: true })); return n; })()`, start-15+i)
+				last = eval[int](t, ctx, js)
+			}
+			tick.Stop()
+			if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](
+				`document.querySelector('input[type=range][data-for="clients"]').dispatchEvent(new Event("change", { bubbles: true }))`)); err != nil {
+				t.Fatal(err)
+			}
+			// The last input's first redraw, not its run's end.
+			waitFor(t, ctx, fmt.Sprintf(`window.__e2e.lastSent > %d && window.__e2e.lastStart === window.__e2e.lastSent && window.__playground.latencies.length > %d`, prev, last))
+			lat := eval[[]float64](t, ctx, `window.__playground.latencies`)
+			if got, want := textValue(t, ctx, "clients"), fmt.Sprint(start+14); got != want {
+				t.Errorf("clients box = %q after the drag, want %s", got, want)
+			}
+			p50, p95 := percentile(lat, 50), percentile(lat, 95)
+			t.Logf("slider latency p50=%.1fms p95=%.1fms n=%d (%s)", p50, p95, len(lat), tc.url)
+			if len(lat) < 20 {
+				t.Errorf("only %d latency samples for 30 inputs; want at least 20", len(lat))
+			}
+		})
+	}
+}
+
+// percentile returns the p-th percentile of xs (nearest rank).
+func percentile(xs []float64, p float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	i := int(math.Ceil(p/100*float64(len(s)))) - 1
+	return s[max(0, min(i, len(s)-1))]
+}
