@@ -13,13 +13,12 @@ const params = new Map(spec.params.map((p) => [p.name, p]));
 // Okabe–Ito: distinguishable with the common colour-vision deficiencies.
 const palette = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"];
 const listParam = spec.params.find((p) => p.kind === "enum_list");
-function colour(label) {
+// colour gives a list option (a strategy) the same colour everywhere; other series take the
+// palette in order of their place in the chart (yellow last: faint on white).
+function colour(label, place = 0) {
   const opts = listParam ? listParam.options : [];
   const i = opts.indexOf(label);
-  if (i >= 0) return palette[i % palette.length];
-  let h = 0;
-  for (const c of label) h = (h * 31 + c.charCodeAt(0)) >>> 0;
-  return palette[h % palette.length];
+  return palette[(i >= 0 ? i : place) % palette.length];
 }
 
 // Test and measurement hooks (read by the browser tests).
@@ -394,10 +393,10 @@ function drawChart(id) {
         title: chart.split ? `${group[0].label} (${group[0].y_unit})` : undefined,
         scales: { x: { time: false }, y: chart.log_y ? { distr: 3 } : {} },
         axes: [{ label: chart.x_label }, { label: chart.y_label, size: 60 }],
-        series: [{ label: chart.x_label }, ...group.map((s) => ({
+        series: [{ label: chart.x_label }, ...group.map((s, i) => ({
           label: s.label,
-          stroke: colour(s.label),
-          fill: chart.bars ? colour(s.label) + "55" : undefined,
+          stroke: colour(s.label, i),
+          fill: chart.bars ? colour(s.label, i) + "55" : undefined,
           width: 2,
           spanGaps: true,
           paths: chart.bars ? uPlot.paths.bars({ size: [1, Infinity], align: 1 }) : undefined,
