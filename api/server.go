@@ -115,6 +115,7 @@ func (s *Server) routes() chi.Router {
 		r.Get("/{lab}/stream", s.stream)
 		r.NotFound(func(w http.ResponseWriter, r *http.Request) { s.writeError(w, r, errNotFound) })
 	})
+	r.HandleFunc("/api/*", func(w http.ResponseWriter, r *http.Request) { s.writeError(w, r, errNotFound) }) // other API versions: JSON too
 	r.Get("/embed/{lab}", s.page(true))
 	r.Get("/{lab}", s.page(false))
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {

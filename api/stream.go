@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"time"
+	"unicode/utf8"
 
 	"github.com/coder/websocket"
 
@@ -35,7 +37,8 @@ func decodeMessage(b []byte) (request, error) {
 	if err := dec.Decode(&m); err != nil {
 		return request{}, fmt.Errorf("message is not a valid params object: %v", err)
 	}
-	if dec.More() {
+	// Only whitespace may follow. (dec.More would miss a stray '}' or ']'.)
+	if _, err := dec.Token(); err != io.EOF {
 		return request{}, errors.New("message has data after the JSON object")
 	}
 	switch {
@@ -49,11 +52,17 @@ func decodeMessage(b []byte) (request, error) {
 	return m, nil
 }
 
+// clip shortens s to about 40 bytes, cutting at a rune boundary: it may become a close
+// reason, which must be valid UTF-8.
 func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "…"
+	if len(s) <= 40 {
+		return s
 	}
-	return s
+	i := 40
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }
 
 // reply is a server message; see the package documentation.
@@ -72,7 +81,7 @@ type reply struct {
 
 // busyPolicy paces a stream's retries when every slot is taken: practising what the
 // backoff lab teaches, with full jitter so that retries of many viewers spread out.
-var busyPolicy = backoff.FullJitter{Base: 100 * time.Millisecond, Cap: 2 * time.Second}
+var busyPolicy = backoff.FullJitter{Base: 20 * time.Millisecond, Cap: time.Second}
 
 // stream upgrades to a websocket and serves runs until the connection ends.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request) {

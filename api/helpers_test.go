@@ -1,0 +1,443 @@
+package api_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/resilience-playground/playground/api"
+	"github.com/resilience-playground/playground/hub"
+	"github.com/resilience-playground/playground/lab"
+	"github.com/resilience-playground/playground/labs"
+)
+
+// small is a scenario that runs in milliseconds.
+const small = "clients=20&trials=5&sweep=10:30:10"
+
+// fresh returns query with a seed no other scenario of this process has used. The backoff
+// lab memoises simulated points process-wide, so a scenario run (or partly run) before would
+// be served from memory, instantly, instead of being simulated live.
+func fresh(query string) string {
+	s := "seed=" + strconv.FormatInt(seeds.Add(1), 10)
+	if query == "" {
+		return s
+	}
+	return query + "&" + s
+}
+
+var seeds atomic.Int64
+
+func init() { seeds.Store(1 << 40) }
+
+// slow returns a scenario that runs for seconds (tens of seconds under -race); tests that use
+// it cancel it by closing its only viewer or sending a newer request.
+func slow() string { return fresh("") }
+
+// readTimeout bounds every wait on the server; generous for -race on a small machine.
+const readTimeout = 90 * time.Second
+
+// Server is a playground server on a loopback port, with the parts tests look into.
+type Server struct {
+	*httptest.Server
+	API     *api.Server
+	Hub     *hub.Hub
+	Metrics *api.Metrics
+	Labs    *lab.Registry
+}
+
+type serverOptions struct {
+	hub      hub.Config
+	api      api.Config
+	listener func(net.Listener) net.Listener
+}
+
+// Option changes the configuration MustOpenServer builds.
+type Option func(*serverOptions)
+
+// WithMaxRuns sets the hub's simulations at once.
+func WithMaxRuns(n int) Option { return func(o *serverOptions) { o.hub.MaxRuns = n } }
+
+// WithConfig edits the api.Config (Labs, Hub and Metrics are set afterwards).
+func WithConfig(f func(*api.Config)) Option { return func(o *serverOptions) { f(&o.api) } }
+
+// WithListener wraps the server's listener.
+func WithListener(f func(net.Listener) net.Listener) Option {
+	return func(o *serverOptions) { o.listener = f }
+}
+
+// MustOpenServer starts a playground server with every lab of labs.Registry(), a hub of
+// two slots, the default work budget and a fresh metrics registry. At cleanup it closes the
+// server and waits for runs in flight to end, so that no test's simulation outlives it.
+func MustOpenServer(tb testing.TB, opts ...Option) *Server {
+	tb.Helper()
+	o := serverOptions{hub: hub.Config{MaxRuns: 2, Budget: api.DefaultBudget, CacheSize: 64}}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	m := api.NewMetrics(prometheus.NewRegistry())
+	o.hub.Observe = m.ObserveRun
+	h := hub.New(o.hub)
+	reg := labs.Registry()
+	o.api.Labs, o.api.Hub, o.api.Metrics = reg, h, m
+	a := api.New(o.api)
+	hs := httptest.NewUnstartedServer(a)
+	if o.listener != nil {
+		hs.Listener = o.listener(hs.Listener)
+	}
+	hs.Start()
+	tb.Cleanup(func() {
+		hs.CloseClientConnections()
+		hs.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := a.WaitStreams(ctx); err != nil {
+			tb.Errorf("streams still open at cleanup: %v", err)
+		}
+		waitFor(tb, 30*time.Second, "runs to end at cleanup", func() bool { return h.Running() == 0 })
+	})
+	return &Server{Server: hs, API: a, Hub: h, Metrics: m, Labs: reg}
+}
+
+// waitFor polls cond until it holds, failing the test after timeout.
+func waitFor(tb testing.TB, timeout time.Duration, what string, cond func() bool) {
+	tb.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			tb.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Get fetches path and returns the response (body closed) and its body.
+func (s *Server) Get(tb testing.TB, path string) (*http.Response, []byte) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), readTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+path, nil)
+	if err != nil {
+		tb.Fatalf("GET %.80s: %v", path, err)
+	}
+	resp, err := s.Client().Do(req)
+	if err != nil {
+		tb.Fatalf("GET %.80s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		tb.Fatalf("GET %.80s: reading body: %v", path, err)
+	}
+	return resp, b
+}
+
+// ErrorBody is the JSON body of an error response.
+type ErrorBody struct {
+	Error      string `json:"error"`
+	Param      string `json:"param"`
+	RetryAfter int    `json:"retry_after"`
+}
+
+// MustDecodeError checks resp is a JSON error response and returns its body.
+func MustDecodeError(tb testing.TB, resp *http.Response, body []byte) ErrorBody {
+	tb.Helper()
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+		tb.Errorf("Content-Type = %q, want application/json", ct)
+	}
+	var e ErrorBody
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&e); err != nil {
+		tb.Fatalf("error body %q: %v", body, err)
+	}
+	if e.Error == "" {
+		tb.Errorf("error body %s has an empty error", body)
+	}
+	return e
+}
+
+// Metric returns the value of the sample whose line starts with series (name and labels as
+// Prometheus prints them, e.g. `playground_runs_total{lab="backoff",outcome="ok"}`), and
+// whether it is present.
+func (s *Server) Metric(tb testing.TB, series string) (float64, bool) {
+	tb.Helper()
+	_, body := s.Get(tb, "/metrics")
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		name, value, ok := strings.Cut(sc.Text(), " ")
+		if ok && name == series {
+			f, err := strconv.ParseFloat(value, 64)
+			if err != nil {
+				tb.Fatalf("metric %s: %v", series, err)
+			}
+			return f, true
+		}
+	}
+	return 0, false
+}
+
+// Reply is a server message of the stream protocol.
+type Reply struct {
+	Type     string                     `json:"type"`
+	ID       int64                      `json:"id"`
+	URL      string                     `json:"url"`
+	Params   map[string]json.RawMessage `json:"params"`
+	Progress *lab.Progress              `json:"progress"`
+	Summary  map[string]json.RawMessage `json:"summary"`
+	Series   []lab.Series               `json:"series"`
+	Error    string                     `json:"error"`
+	Param    string                     `json:"param"`
+	RetryMS  int64                      `json:"retry_ms"`
+}
+
+// Stream is a websocket client of /api/v1/{lab}/stream.
+type Stream struct {
+	tb testing.TB
+	C  *websocket.Conn
+}
+
+// StreamURL returns the websocket URL of lab's stream.
+func (s *Server) StreamURL(labName string) string {
+	return "ws" + strings.TrimPrefix(s.URL, "http") + "/api/v1/" + labName + "/stream"
+}
+
+// Dial opens a stream of lab; the connection is closed at cleanup.
+func (s *Server) Dial(labName string, opts *websocket.DialOptions) (*websocket.Conn, *http.Response, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), readTimeout)
+	defer cancel()
+	c, resp, err := websocket.Dial(ctx, s.StreamURL(labName), opts)
+	if resp != nil && resp.Body != nil {
+		resp.Body.Close()
+	}
+	if err != nil {
+		return nil, resp, err
+	}
+	c.SetReadLimit(-1) // frames carry whole series
+	return c, resp, nil
+}
+
+// MustDial opens a stream of lab; the connection is closed at cleanup.
+func (s *Server) MustDial(tb testing.TB, labName string, opts *websocket.DialOptions) *Stream {
+	tb.Helper()
+	c, _, err := s.Dial(labName, opts)
+	if err != nil {
+		tb.Fatalf("dial %s: %v", labName, err)
+	}
+	tb.Cleanup(func() { c.CloseNow() })
+	return &Stream{tb: tb, C: c}
+}
+
+// With returns st reporting failures to tb, for use in a subtest.
+func (st *Stream) With(tb testing.TB) *Stream { return &Stream{tb: tb, C: st.C} }
+
+// Send sends a params message.
+func (st *Stream) Send(id int64, query string) {
+	st.tb.Helper()
+	b, err := json.Marshal(map[string]any{"type": "params", "id": id, "query": query})
+	if err != nil {
+		st.tb.Fatal(err)
+	}
+	st.SendRaw(websocket.MessageText, b)
+}
+
+// SendRaw sends one message as it is.
+func (st *Stream) SendRaw(typ websocket.MessageType, b []byte) {
+	st.tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), readTimeout)
+	defer cancel()
+	if err := st.C.Write(ctx, typ, b); err != nil {
+		st.tb.Fatalf("write: %v", err)
+	}
+}
+
+// Next reads one reply, or returns the error that ended the connection.
+func (st *Stream) Next() (Reply, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), readTimeout)
+	defer cancel()
+	typ, b, err := st.C.Read(ctx)
+	if err != nil {
+		return Reply{}, err
+	}
+	if typ != websocket.MessageText {
+		return Reply{}, errors.New("server sent a binary message")
+	}
+	var r Reply
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return Reply{}, errors.New("undecodable reply " + string(b[:min(len(b), 200)]) + ": " + err.Error())
+	}
+	return r, nil
+}
+
+// MustNext reads one reply.
+func (st *Stream) MustNext() Reply {
+	st.tb.Helper()
+	r, err := st.Next()
+	if err != nil {
+		st.tb.Fatalf("reading reply: %v", err)
+	}
+	return r
+}
+
+// Await reads replies until the first one for request id, skipping those of older requests.
+func (st *Stream) Await(id int64) Reply {
+	st.tb.Helper()
+	for {
+		r := st.MustNext()
+		switch {
+		case r.ID == id:
+			return r
+		case r.ID > id:
+			st.tb.Fatalf("got %s reply for id %d while waiting for id %d", r.Type, r.ID, id)
+		}
+	}
+}
+
+// Run reads the replies to request id from its start: it returns the start reply, the frames
+// and the done reply, failing on anything else (a busy reply is skipped: the server retries).
+func (st *Stream) Run(id int64) (start Reply, frames []Reply, done Reply) {
+	st.tb.Helper()
+	start = st.Await(id)
+	for start.Type == "busy" {
+		start = st.Await(id)
+	}
+	if start.Type != "start" {
+		st.tb.Fatalf("first reply to %d: %+v, want start", id, start)
+	}
+	for {
+		r := st.MustNext()
+		if r.ID != id {
+			st.tb.Fatalf("reply for id %d during run %d: %+v", r.ID, id, r)
+		}
+		switch r.Type {
+		case "frame":
+			frames = append(frames, r)
+		case "done":
+			return start, frames, r
+		default:
+			st.tb.Fatalf("unexpected %s reply during run %d: %+v", r.Type, id, r)
+		}
+	}
+}
+
+// closeTimeout bounds the wait for a connection the server should close at once.
+const closeTimeout = 20 * time.Second
+
+// MustClosed reads until the connection ends and returns its close status and reason,
+// failing if it ended without a close frame.
+func (st *Stream) MustClosed() (websocket.StatusCode, string) {
+	st.tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	defer cancel()
+	for {
+		_, _, err := st.C.Read(ctx)
+		if err == nil {
+			continue
+		}
+		var ce websocket.CloseError
+		if !errors.As(err, &ce) {
+			st.tb.Fatalf("connection ended without a close frame: %v", err)
+		}
+		return ce.Code, ce.Reason
+	}
+}
+
+// Fold is the client's view of a run: frames folded as the protocol says.
+type Fold struct {
+	Summary  map[string]json.RawMessage
+	Series   []lab.Series
+	Progress *lab.Progress
+}
+
+// Apply folds one frame: summary entries replace those of the same key; a series replaces the
+// one of the same name, or extends it when Append is set; progress replaces progress.
+func (f *Fold) Apply(r Reply) {
+	if f.Summary == nil {
+		f.Summary = map[string]json.RawMessage{}
+	}
+	for k, v := range r.Summary {
+		f.Summary[k] = v
+	}
+	for _, s := range r.Series {
+		i := -1
+		for j := range f.Series {
+			if f.Series[j].Name == s.Name {
+				i = j
+			}
+		}
+		switch {
+		case i >= 0 && s.Append:
+			f.Series[i].X = append(f.Series[i].X, s.X...)
+			f.Series[i].Y = append(f.Series[i].Y, s.Y...)
+		case i >= 0:
+			s.Append = false
+			f.Series[i] = s
+		default:
+			s.Append = false
+			f.Series = append(f.Series, s)
+		}
+	}
+	if r.Progress != nil {
+		f.Progress = r.Progress
+	}
+}
+
+// canon returns v as canonical JSON: marshalled, decoded into generic values and marshalled
+// again, so that key order and encoder settings do not matter.
+func canon(tb testing.TB, v any) string {
+	tb.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var x any
+	if err := json.Unmarshal(b, &x); err != nil {
+		tb.Fatal(err)
+	}
+	b, err = json.Marshal(x)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
+}
+
+// APIResult is the JSON API's result, decoded for comparison.
+type APIResult struct {
+	Lab     string                     `json:"lab"`
+	URL     string                     `json:"url"`
+	Params  map[string]json.RawMessage `json:"params"`
+	Summary map[string]json.RawMessage `json:"summary"`
+	Series  []lab.Series               `json:"series"`
+}
+
+// MustResult fetches a scenario's result from the JSON API.
+func (s *Server) MustResult(tb testing.TB, labName, query string) (APIResult, []byte) {
+	tb.Helper()
+	resp, body := s.Get(tb, "/api/v1/"+labName+"?"+query)
+	if resp.StatusCode != http.StatusOK {
+		tb.Fatalf("GET /api/v1/%s?%s: %d %s", labName, query, resp.StatusCode, body)
+	}
+	var r APIResult
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		tb.Fatalf("result body: %v", err)
+	}
+	return r, body
+}
