@@ -136,25 +136,50 @@ func (l *Loop) down(x Event) {
 	i := 0
 	for {
 		first := arity*i + 1
-		if first >= n {
-			break
-		}
-		c := first
-		for k := first + 1; k < first+arity && k < n; k++ {
-			if less(&q[k], &q[c]) {
-				c = k
+		var c int
+		switch {
+		case first+3 < n:
+			// A tournament of the four children, written so that the compiler can use
+			// conditional moves: the comparisons here are unpredictable by nature.
+			a := first + int(before(&q[first+1], &q[first]))
+			b := first + 2 + int(before(&q[first+3], &q[first+2]))
+			c = a
+			if before(&q[b], &q[a]) == 1 {
+				c = b
 			}
+		case first < n:
+			c = first
+			for k := first + 1; k < n; k++ {
+				if less(&q[k], &q[c]) {
+					c = k
+				}
+			}
+		default:
+			for i > 0 {
+				p := (i - 1) / arity
+				if !less(&x, &q[p]) {
+					break
+				}
+				q[i] = q[p]
+				i = p
+			}
+			q[i] = x
+			return
 		}
 		q[i] = q[c]
 		i = c
 	}
-	for i > 0 {
-		p := (i - 1) / arity
-		if !less(&x, &q[p]) {
-			break
-		}
-		q[i] = q[p]
-		i = p
+}
+
+// before is less as 0 or 1, computed without branches.
+func before(a, b *Event) uint {
+	return b2u(a.At < b.At) | b2u(a.At == b.At)&b2u(a.seq < b.seq)
+}
+
+func b2u(b bool) uint {
+	var x uint
+	if b {
+		x = 1
 	}
-	q[i] = x
+	return x
 }

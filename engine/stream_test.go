@@ -58,9 +58,9 @@ func TestStreamGolden(t *testing.T) {
 		streamKey
 		want [3]uint64
 	}{
-		{streamKey{0, engine.Network, 0, 0}, [3]uint64{0xf0621b62ebbafc0f, 0x9ed449a3d7fccaa5, 0xdf494abe523f8814}},
-		{streamKey{42, engine.Jitter, 3, 7}, [3]uint64{0x4e4a7cfaa8266d65, 0xa9be08cad7175bb2, 0xed139b600feee9cf}},
-		{streamKey{1 << 63, engine.Choices, ^uint64(0), 1}, [3]uint64{0x66b6afaedda29c87, 0xbc4dff9caed54f73, 0xeaf893bae9b076f9}},
+		{streamKey{0, engine.Network, 0, 0}, [3]uint64{0x807e93b2f9731b7e, 0x79dd2d7eb41bc859, 0xc02ce471ab11f473}},
+		{streamKey{42, engine.Jitter, 3, 7}, [3]uint64{0xd23d5c9f935aefff, 0x5bbe78b38dbbc1fd, 0x52f89a8d39cf962b}},
+		{streamKey{1 << 63, engine.Choices, ^uint64(0), 1}, [3]uint64{0xa3c1938b2a3957e5, 0xb29f62c5f74c6e04, 0x8eee4fd23d316662}},
 	}
 	for _, tc := range tests {
 		k := tc.streamKey
@@ -132,31 +132,32 @@ func TestSeedMatchesNewStream(t *testing.T) {
 		{42, engine.Jitter, 3, 7},
 		{^uint64(0), engine.Choices, 1 << 63, ^uint64(0)},
 	}
-	p := rand.NewPCG(123, 456) // an existing generator, part-way through its own stream
+	p := new(engine.Source) // an existing generator, part-way through its own stream
+	engine.Seed(p, 123, engine.Costs, 4, 5)
 	r := rand.New(p)
 	r.Uint64()
 	r.Uint64()
-	var zero rand.PCG
+	var zero engine.Source
 	for _, k := range keys {
 		want := draws(engine.NewStream(k.seed, k.c, k.a, k.b), 100)
 
 		engine.Seed(p, k.seed, k.c, k.a, k.b)
 		if got := draws(r, 100); !equalUint64s(got, want) {
-			t.Errorf("%+v: Seed on a used PCG differs from NewStream", k)
+			t.Errorf("%+v: Seed on a used Source differs from NewStream", k)
 		}
 		engine.Seed(p, k.seed, k.c, k.a, k.b) // reseeding rewinds to the start again
 		if got := draws(r, 100); !equalUint64s(got, want) {
-			t.Errorf("%+v: second Seed on the same PCG differs from NewStream", k)
+			t.Errorf("%+v: second Seed on the same Source differs from NewStream", k)
 		}
 		engine.Seed(&zero, k.seed, k.c, k.a, k.b)
 		if got := draws(rand.New(&zero), 100); !equalUint64s(got, want) {
-			t.Errorf("%+v: Seed on a zero PCG differs from NewStream", k)
+			t.Errorf("%+v: Seed on a zero Source differs from NewStream", k)
 		}
 	}
 }
 
 func TestSeedDoesNotAllocate(t *testing.T) {
-	var p rand.PCG
+	var p engine.Source
 	trial := uint64(0)
 	allocs := testing.AllocsPerRun(1000, func() {
 		engine.Seed(&p, 42, engine.Network, trial, 3)

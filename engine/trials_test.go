@@ -21,7 +21,7 @@ func setGOMAXPROCS(t *testing.T, n int) {
 }
 
 // simulate runs a small world on a worker's private loop and generator and summarises it.
-func simulate(l *engine.Loop, p *rand.PCG, r *rand.Rand, trial int) uint64 {
+func simulate(l *engine.Loop, p *engine.Source, r *rand.Rand, trial int) uint64 {
 	engine.Seed(p, 2024, engine.Network, uint64(trial), 0)
 	l.Reset(5000)
 	for actor := range int32(20) {
@@ -46,7 +46,7 @@ func runTrials(t *testing.T, n, workers int) []uint64 {
 		workersMade.Add(1)
 		var (
 			l engine.Loop
-			p rand.PCG
+			p engine.Source
 		)
 		r := rand.New(&p)
 		return func(trial int) error {

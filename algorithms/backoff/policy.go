@@ -81,7 +81,12 @@ func grow(base time.Duration, m float64, attempt int) float64 {
 	if b == 0 {
 		return 0 // 0·Inf would be NaN
 	}
-	v := b * math.Pow(mult(m), float64(max(attempt, 0)))
+	var v float64
+	if m := mult(m); m == 2 {
+		v = math.Ldexp(b, max(attempt, 0)) // b·2^attempt exactly, as Pow gives it, but cheaper
+	} else {
+		v = b * math.Pow(m, float64(max(attempt, 0)))
+	}
 	if !(v > 0) {
 		return 0
 	}

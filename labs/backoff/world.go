@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"time"
 
 	"github.com/resilience-playground/playground/algorithms/backoff"
@@ -29,11 +28,10 @@ type World struct {
 }
 
 type client struct {
-	net, jit   *rand.Rand
-	netP, jitP *rand.PCG
-	attempt    int
-	prev       time.Duration
-	readAt     time.Duration // when the current attempt's read reaches the server
+	net, jit engine.Source // network delays, jitter draws
+	attempt  int
+	prev     time.Duration
+	readAt   time.Duration // when the current attempt's read reaches the server
 }
 
 // The reference simulator has four events per attempt (read at the server, its reply at the
@@ -69,20 +67,18 @@ type Outcome struct {
 func (w *World) Simulate(ctx context.Context, cfg Config, hist *engine.Histogram) (Outcome, error) {
 	n := cfg.Clients
 	for len(w.clients) < n {
-		c := client{netP: new(rand.PCG), jitP: new(rand.PCG)}
-		c.net, c.jit = rand.New(c.netP), rand.New(c.jitP)
-		w.clients = append(w.clients, c)
+		w.clients = append(w.clients, client{})
 	}
 	mean, sd := float64(cfg.LatencyMean), float64(cfg.LatencySD)
 	hop := func(c *client) time.Duration {
-		return time.Duration(math.Abs(mean + sd*c.net.NormFloat64()))
+		return time.Duration(math.Abs(mean + sd*c.net.Normal()))
 	}
 	l := &w.loop
 	l.Reset(cfg.MaxEvents)
 	for i := 0; i < n; i++ {
 		c := &w.clients[i]
-		engine.Seed(c.netP, cfg.Seed, engine.Network, uint64(cfg.Trial), uint64(i))
-		engine.Seed(c.jitP, cfg.Seed, engine.Jitter, uint64(cfg.Trial), uint64(i))
+		engine.Seed(&c.net, cfg.Seed, engine.Network, uint64(cfg.Trial), uint64(i))
+		engine.Seed(&c.jit, cfg.Seed, engine.Jitter, uint64(cfg.Trial), uint64(i))
 		c.attempt, c.prev = 0, 0
 		c.readAt = hop(c)
 		l.At(c.readAt+hop(c)+hop(c), int32(i), writeAtServer)
@@ -108,7 +104,7 @@ func (w *World) Simulate(ctx context.Context, cfg Config, hist *engine.Histogram
 			continue
 		}
 		c.attempt++
-		c.prev = cfg.Policy.Sleep(c.attempt, c.prev, c.jit)
+		c.prev = cfg.Policy.Sleep(c.attempt, c.prev, &c.jit)
 		c.readAt = now + back + c.prev + hop(c)
 		l.At(c.readAt+hop(c)+hop(c), ev.Actor, writeAtServer)
 	}

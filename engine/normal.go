@@ -1,0 +1,83 @@
+package engine
+
+import "math"
+
+// Float64 returns a uniform number in [0, 1) from the top 53 bits of a draw.
+func (s *Source) Float64() float64 { return float64(s.Uint64()>>11) * 0x1p-53 }
+
+// Normal returns a standard normal number (mean 0, standard deviation 1), by the ziggurat
+// method of Marsaglia and Tsang ("The Ziggurat Method for Generating Random Variables", Journal
+// of Statistical Software 5(8), 2000) with 128 layers — the method math/rand/v2's NormFloat64
+// uses. The common case takes one draw and one comparison; calling it on the Source directly,
+// rather than through rand.Rand and its Source interface, lets it inline into a world's loop.
+func (s *Source) Normal() float64 {
+	for {
+		u := s.Uint64()
+		j := int32(u >> 32) // sign and magnitude
+		i := u & 127        // layer
+		if absInt32(j) < zigK[i] {
+			return float64(j) * float64(zigW[i])
+		}
+		if x, ok := s.normalTail(j, i); ok {
+			return x
+		}
+	}
+}
+
+// normalTail handles the rare draws outside a layer's rectangle core: the base layer's tail
+// beyond zigR, and the wedges between rectangles and the curve.
+func (s *Source) normalTail(j int32, i uint64) (float64, bool) {
+	x := float64(j) * float64(zigW[i])
+	if i == 0 {
+		for {
+			x = -math.Log(s.Float64()) * (1.0 / zigR)
+			y := -math.Log(s.Float64())
+			if y+y >= x*x {
+				break
+			}
+		}
+		if j > 0 {
+			return zigR + x, true
+		}
+		return -zigR - x, true
+	}
+	if zigF[i]+float32(s.Float64())*(zigF[i-1]-zigF[i]) < float32(math.Exp(-.5*x*x)) {
+		return x, true
+	}
+	return 0, false
+}
+
+func absInt32(i int32) uint32 {
+	if i < 0 {
+		return uint32(-i)
+	}
+	return uint32(i)
+}
+
+const zigR = 3.442619855899
+
+var (
+	zigK [128]uint32
+	zigW [128]float32
+	zigF [128]float32
+)
+
+// init builds the ziggurat's tables (Marsaglia and Tsang's zigset).
+func init() {
+	const m1 = 1 << 31
+	dn, tn, vn := zigR, zigR, 9.91256303526217e-3
+	q := vn / math.Exp(-.5*dn*dn)
+	zigK[0] = uint32(dn / q * m1)
+	zigK[1] = 0
+	zigW[0] = float32(q / m1)
+	zigW[127] = float32(dn / m1)
+	zigF[0] = 1
+	zigF[127] = float32(math.Exp(-.5 * dn * dn))
+	for i := 126; i >= 1; i-- {
+		dn = math.Sqrt(-2 * math.Log(vn/dn+math.Exp(-.5*dn*dn)))
+		zigK[i+1] = uint32(dn / tn * m1)
+		tn = dn
+		zigF[i] = float32(math.Exp(-.5 * dn * dn))
+		zigW[i] = float32(dn / m1)
+	}
+}

@@ -1,0 +1,81 @@
+package engine_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/resilience-playground/playground/engine"
+)
+
+// TestNormalMoments checks the ziggurat against the standard normal: mean, variance, the
+// fraction beyond ±1, ±2 and ±3.5 (the base layer's tail starts at 3.44), and symmetry.
+func TestNormalMoments(t *testing.T) {
+	var s engine.Source
+	engine.Seed(&s, 1, engine.Network, 2, 3)
+	const n = 2_000_000
+	var sum, sq float64
+	var beyond1, beyond2, beyond35, neg int
+	for range n {
+		x := s.Normal()
+		sum += x
+		sq += x * x
+		a := math.Abs(x)
+		if a > 1 {
+			beyond1++
+		}
+		if a > 2 {
+			beyond2++
+		}
+		if a > 3.5 {
+			beyond35++
+		}
+		if x < 0 {
+			neg++
+		}
+	}
+	mean, variance := sum/n, sq/n-(sum/n)*(sum/n)
+	tail := func(z float64) float64 { return math.Erfc(z / math.Sqrt2) }
+	checks := []struct {
+		name      string
+		got, want float64
+		tol       float64
+	}{
+		{"mean", mean, 0, 0.003},
+		{"variance", variance, 1, 0.005},
+		{"P(|x|>1)", float64(beyond1) / n, tail(1), 0.002},
+		{"P(|x|>2)", float64(beyond2) / n, tail(2), 0.0007},
+		{"P(|x|>3.5)", float64(beyond35) / n, tail(3.5), 0.0001},
+		{"P(x<0)", float64(neg) / n, 0.5, 0.002},
+	}
+	for _, c := range checks {
+		if math.Abs(c.got-c.want) > c.tol {
+			t.Errorf("%s = %.6f, want %.6f ± %g", c.name, c.got, c.want, c.tol)
+		}
+	}
+}
+
+func TestFloat64Range(t *testing.T) {
+	var s engine.Source
+	engine.Seed(&s, 9, engine.Jitter, 0, 0)
+	var sum float64
+	const n = 1_000_000
+	for range n {
+		x := s.Float64()
+		if x < 0 || x >= 1 {
+			t.Fatalf("Float64() = %v, outside [0, 1)", x)
+		}
+		sum += x
+	}
+	if m := sum / n; math.Abs(m-0.5) > 0.002 {
+		t.Errorf("mean %v, want 0.5", m)
+	}
+}
+
+func BenchmarkNormal(b *testing.B) {
+	var s engine.Source
+	var sink float64
+	for b.Loop() {
+		sink += s.Normal()
+	}
+	_ = sink
+}
