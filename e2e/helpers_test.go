@@ -23,10 +23,22 @@ import (
 const chromiumPath = "/usr/lib/chromium/chromium"
 
 var (
-	browserOnce sync.Once
-	browserCtx  context.Context
-	browserErr  error
+	browserOnce   sync.Once
+	browserCtx    context.Context
+	browserErr    error
+	browserCancel context.CancelFunc = func() {}
+	browserDir    string
 )
+
+// TestMain closes the package's browser and removes its profile after the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	browserCancel()
+	if browserDir != "" {
+		os.RemoveAll(browserDir)
+	}
+	os.Exit(code)
+}
 
 // MustOpenServer starts a playground server on a loopback port for the test.
 func MustOpenServer(tb testing.TB) *httptest.Server {
@@ -52,6 +64,7 @@ func browser(tb testing.TB) context.Context {
 			browserErr = err
 			return
 		}
+		browserDir = dir
 		opts := []chromedp.ExecAllocatorOption{
 			chromedp.ExecPath(chromiumPath),
 			chromedp.Headless, chromedp.NoSandbox,
@@ -65,8 +78,9 @@ func browser(tb testing.TB) context.Context {
 			chromedp.UserDataDir(dir),
 			chromedp.WindowSize(1280, 900),
 		}
-		alloc, _ := chromedp.NewExecAllocator(context.Background(), opts...)
-		ctx, _ := chromedp.NewContext(alloc)
+		alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		ctx, cancelCtx := chromedp.NewContext(alloc)
+		browserCancel = func() { cancelCtx(); cancelAlloc() }
 		if err := chromedp.Do(ctx); err != nil {
 			browserErr = fmt.Errorf("starting chromium: %w", err)
 			return

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/resilience-playground/playground/api"
+	"github.com/resilience-playground/playground/hub"
+	"github.com/resilience-playground/playground/labs"
+)
+
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// TestRunMatchesAPI checks `playground run URL` prints the bytes GET /api/v1/... serves.
+func TestRunMatchesAPI(t *testing.T) {
+	const q = "/backoff?clients=20&trials=4&sweep=10:30:10&seed=7"
+	m := api.NewMetrics(prometheus.NewRegistry())
+	srv := httptest.NewServer(api.New(api.Config{Labs: labs.Registry(), Metrics: m,
+		Hub: hub.New(hub.Config{MaxRuns: 2, Budget: api.DefaultBudget, Observe: m.ObserveRun})}))
+	defer srv.Close()
+	req, _ := http.NewRequestWithContext(context.Background(), "GET", srv.URL+"/api/v1"+strings.TrimPrefix(q, ""), nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body bytes.Buffer
+	_, _ = body.ReadFrom(resp.Body)
+	resp.Body.Close()
+	for _, u := range []string{q, "/api/v1" + q, srv.URL + q} {
+		code, out, errs := runCLI("run", "-q", u)
+		if code != 0 {
+			t.Fatalf("run %s: exit %d: %s", u, code, errs)
+		}
+		if out != body.String() {
+			t.Errorf("run %s printed different bytes from the API", u)
+		}
+	}
+}
+
+func TestRunCSV(t *testing.T) {
+	code, out, errs := runCLI("run", "-q", "-format", "csv", "/backoff?clients=10&trials=2&sweep=off&strategies=full")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if lines[0] != "series,chart,label,x,y,x_unit,y_unit" || len(lines) < 10 {
+		t.Errorf("csv: %d lines, header %q", len(lines), lines[0])
+	}
+	if !strings.Contains(out, "timeline full,timeline,full,") {
+		t.Error("csv lacks the full-jitter timeline")
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"run", "/backoff?clients=5000"}, 2, "clients must be between 1 and 1000, got 5000"},
+		{[]string{"run", "/backoff?clients=abc"}, 2, "clients must be a whole number"},
+		{[]string{"run", "/backoff?bogus=1"}, 2, `unknown parameter "bogus"`},
+		{[]string{"run", "/backoff?clients=1000&trials=1000"}, 2, "lower trials"},
+		{[]string{"run", "/nosuchlab"}, 2, "no lab at"},
+		{[]string{"run"}, 2, "give exactly one URL"},
+		{[]string{"run", "-format", "xml", "/backoff"}, 2, "-format must be json or csv"},
+		{[]string{"frobnicate"}, 2, "unknown command"},
+		{[]string{"serve", "-addr", "256.0.0.1:99999"}, 1, "playground:"},
+	} {
+		code, _, errs := runCLI(tc.args...)
+		if code != tc.code || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tc.args, code, errs, tc.code, tc.want)
+		}
+	}
+}
+
+func TestHelpListsParameters(t *testing.T) {
+	code, _, errs := runCLI("help")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, p := range labs.Registry().All()[0].Params {
+		if !strings.Contains(errs, p.Name) {
+			t.Errorf("help does not list %s", p.Name)
+		}
+	}
+}
