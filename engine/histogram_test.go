@@ -3,6 +3,7 @@ package engine_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -38,7 +39,7 @@ func countAt(ts []time.Duration, w time.Duration) []uint64 {
 
 func checkHistogram(t *testing.T, what string, h *engine.Histogram, wantWidth time.Duration, want []uint64) {
 	t.Helper()
-	if h.Width != wantWidth || !equalUint64s(h.Counts, want) {
+	if h.Width != wantWidth || !slices.Equal(h.Counts, want) {
 		t.Fatalf("%s: width %v counts %v, want width %v counts %v", what, h.Width, h.Counts, wantWidth, want)
 	}
 	if len(h.Counts) > h.MaxBins {

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -40,18 +41,6 @@ func actors(evs []engine.Event) []int32 {
 	return out
 }
 
-func equalInt32s(a, b []int32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func TestLoopOrder(t *testing.T) {
 	tests := []struct {
 		name string
@@ -86,7 +75,7 @@ func TestLoopOrder(t *testing.T) {
 				t.Fatalf("Len() = %d, want %d", l.Len(), len(tc.in))
 			}
 			got := drain(t, &l)
-			if !equalInt32s(actors(got), tc.want) {
+			if !slices.Equal(actors(got), tc.want) {
 				t.Errorf("delivery order = %v, want %v", actors(got), tc.want)
 			}
 			if l.Len() != 0 || l.Steps() != int64(len(tc.in)) || l.Exhausted() {
@@ -136,7 +125,7 @@ func TestLoopPastIsClampedToNow(t *testing.T) {
 	got := drain(t, &l)
 	wantActors := []int32{1, 3, 4, 5, 6, 7, 2}
 	wantTimes := []time.Duration{100, 100, 100, 100, 100, 110, 500}
-	if !equalInt32s(actors(got), wantActors) {
+	if !slices.Equal(actors(got), wantActors) {
 		t.Fatalf("order = %v, want %v", actors(got), wantActors)
 	}
 	for i, ev := range got {
@@ -153,7 +142,7 @@ func TestLoopAfterIsRelativeToNow(t *testing.T) {
 	l.After(5, 1, 0)
 	l.At(12, 2, 0)
 	got := drain(t, &l)
-	if !equalInt32s(actors(got), []int32{2, 1}) || got[0].At != 12 || got[1].At != 15 {
+	if !slices.Equal(actors(got), []int32{2, 1}) || got[0].At != 12 || got[1].At != 15 {
 		t.Fatalf("got %+v, want actor 2 at 12 then actor 1 at 15", got)
 	}
 }
@@ -186,7 +175,7 @@ func TestLoopReset(t *testing.T) {
 	l.At(1, 22, 0)
 	l.At(5, 23, 0)
 	got := drain(t, &l)
-	if !equalInt32s(actors(got), []int32{22, 20, 21, 23}) {
+	if !slices.Equal(actors(got), []int32{22, 20, 21, 23}) {
 		t.Fatalf("after reuse: order = %v, want [22 20 21 23]", actors(got))
 	}
 	if got[0].At != 1 || got[1].At != 5 {

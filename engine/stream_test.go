@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/resilience-playground/playground/engine"
@@ -21,18 +22,6 @@ func draws(r *rand.Rand, n int) []uint64 {
 	return out
 }
 
-func equalUint64s(a, b []uint64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func TestStreamDeterministic(t *testing.T) {
 	keys := []streamKey{
 		{0, engine.Network, 0, 0},
@@ -45,7 +34,7 @@ func TestStreamDeterministic(t *testing.T) {
 	for _, k := range keys {
 		x := draws(engine.NewStream(k.seed, k.c, k.a, k.b), 200)
 		y := draws(engine.NewStream(k.seed, k.c, k.a, k.b), 200)
-		if !equalUint64s(x, y) {
+		if !slices.Equal(x, y) {
 			t.Errorf("%+v: two streams from the same inputs differ", k)
 		}
 	}
@@ -65,7 +54,7 @@ func TestStreamGolden(t *testing.T) {
 	for _, tc := range tests {
 		k := tc.streamKey
 		got := draws(engine.NewStream(k.seed, k.c, k.a, k.b), 3)
-		if !equalUint64s(got, tc.want[:]) {
+		if !slices.Equal(got, tc.want[:]) {
 			t.Errorf("%+v: first draws = %#x, want %#x", k, got, tc.want)
 		}
 	}
@@ -142,15 +131,15 @@ func TestSeedMatchesNewStream(t *testing.T) {
 		want := draws(engine.NewStream(k.seed, k.c, k.a, k.b), 100)
 
 		engine.Seed(p, k.seed, k.c, k.a, k.b)
-		if got := draws(r, 100); !equalUint64s(got, want) {
+		if got := draws(r, 100); !slices.Equal(got, want) {
 			t.Errorf("%+v: Seed on a used Source differs from NewStream", k)
 		}
 		engine.Seed(p, k.seed, k.c, k.a, k.b) // reseeding rewinds to the start again
-		if got := draws(r, 100); !equalUint64s(got, want) {
+		if got := draws(r, 100); !slices.Equal(got, want) {
 			t.Errorf("%+v: second Seed on the same Source differs from NewStream", k)
 		}
 		engine.Seed(&zero, k.seed, k.c, k.a, k.b)
-		if got := draws(rand.New(&zero), 100); !equalUint64s(got, want) {
+		if got := draws(rand.New(&zero), 100); !slices.Equal(got, want) {
 			t.Errorf("%+v: Seed on a zero Source differs from NewStream", k)
 		}
 	}

@@ -69,28 +69,35 @@ func Lab() *lab.Lab {
 type scenario struct {
 	strategies []string
 	clients    int
+	setting
+	sweep   []int64
+	retries int
+}
+
+// setting is everything a simulation depends on besides its policy and client count.
+type setting struct {
 	base, cap  time.Duration
 	multiplier float64
 	mean, sd   time.Duration
 	trials     int
 	seed       uint64
-	sweep      []int64
-	retries    int
 }
 
 func scenarioOf(v param.Values) scenario {
 	return scenario{
 		strategies: v.List("strategies"),
 		clients:    int(v.Int("clients")),
-		base:       v.Duration("base"),
-		cap:        v.Duration("cap"),
-		multiplier: v.Float("multiplier"),
-		mean:       v.Duration("latency_mean"),
-		sd:         v.Duration("latency_sd"),
-		trials:     int(v.Int("trials")),
-		seed:       uint64(v.Int("seed")),
-		sweep:      v.Range("sweep").Points(),
-		retries:    int(v.Int("retries")),
+		setting: setting{
+			base:       v.Duration("base"),
+			cap:        v.Duration("cap"),
+			multiplier: v.Float("multiplier"),
+			mean:       v.Duration("latency_mean"),
+			sd:         v.Duration("latency_sd"),
+			trials:     int(v.Int("trials")),
+			seed:       uint64(v.Int("seed")),
+		},
+		sweep:   v.Range("sweep").Points(),
+		retries: int(v.Int("retries")),
 	}
 }
 
@@ -278,10 +285,7 @@ func pctChange(x, ref float64) float64 {
 // them and by simulation otherwise. It also returns how many strategies it simulated.
 func pointAt(ctx context.Context, s scenario, names []string, n int, withHist bool) (point, int, error) {
 	p := point{writes: make([]float64, len(names)), completion: make([]float64, len(names)), hists: make([]*engine.Histogram, len(names))}
-	key := func(name string) pointKey {
-		return pointKey{strategy: name, clients: n, base: s.base, cap: s.cap, multiplier: s.multiplier,
-			mean: s.mean, sd: s.sd, trials: s.trials, seed: s.seed}
-	}
+	key := func(name string) pointKey { return pointKey{strategy: name, clients: n, setting: s.setting} }
 	var missing []string
 	var at []int
 	for i, name := range names {

@@ -3,7 +3,6 @@ package backoff
 import (
 	"container/list"
 	"sync"
-	"time"
 
 	"github.com/resilience-playground/playground/engine"
 )
@@ -13,13 +12,9 @@ import (
 // keyed by seed, trial and client only), so a point computed for one scenario serves any other
 // that shares it: dragging the clients slider recomputes only the chosen N, never the sweep.
 type pointKey struct {
-	strategy   string
-	clients    int
-	base, cap  time.Duration
-	multiplier float64
-	mean, sd   time.Duration
-	trials     int
-	seed       uint64
+	strategy string
+	clients  int
+	setting
 }
 
 // pointValue is a memoised outcome: means over trials and, when computed at the chosen N, the
