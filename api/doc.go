@@ -41,8 +41,9 @@
 //
 // Limits per connection: parameter changes are paced by a token bucket (excess requests are
 // coalesced to the newest); messages larger than the read limit close the connection with
-// 1009, malformed messages with 1007 (invalid payload) and a reason; idle connections that stop
-// answering pings are closed. Only same-origin connections are accepted unless the origin is
-// on the configured allow-list. When the server drains, each stream finishes its run and is
+// 1009, malformed messages with 1007 (invalid payload) and a reason; connections that stop
+// answering pings are closed, and so are streams that send no request for the idle timeout
+// (close code 4000, "idle"; the page reconnects when its viewer returns). Only same-origin
+// connections are accepted unless the origin is on the configured allow-list. When the server drains, each stream finishes its run and is
 // closed with 1001 (going away); the page reconnects and restores its view from its URL.
 package api

@@ -36,6 +36,7 @@ type Config struct {
 	FrameInterval time.Duration // least time between frames (default 33ms)
 	PingInterval  time.Duration // how often streams are pinged (default 20s)
 	WriteTimeout  time.Duration // longest a frame write may block (default 10s)
+	IdleTimeout   time.Duration // a stream with no request for this long is closed (default 30m)
 
 	// Metrics receives the server's metrics and /metrics serves them; default: NewMetrics of
 	// a new registry. Pass the same Metrics' ObserveRun to the hub's Config.Observe.
@@ -77,6 +78,9 @@ func New(cfg Config) *Server {
 	}
 	if cfg.WriteTimeout <= 0 {
 		cfg.WriteTimeout = 10 * time.Second
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = 30 * time.Minute
 	}
 	if cfg.Metrics == nil {
 		cfg.Metrics = NewMetrics(prometheus.NewRegistry())

@@ -192,13 +192,17 @@ func (st *streamConn) serve() (websocket.StatusCode, string) {
 	)
 	for {
 		if !have {
+			idle := time.NewTimer(s.cfg.IdleTimeout)
 			select {
 			case req = <-st.latest:
 			case <-s.drain:
 				return websocket.StatusGoingAway, "server restarting; reconnect"
 			case <-st.ctx.Done():
 				return websocket.StatusNormalClosure, ""
+			case <-idle.C:
+				return StatusIdle, "idle"
 			}
+			idle.Stop()
 		}
 		have = false
 		// Pace parameter changes: wait for a token, taking any newer request meanwhile.
@@ -228,6 +232,10 @@ func (st *streamConn) serve() (websocket.StatusCode, string) {
 }
 
 var errDrained = errors.New("drained")
+
+// StatusIdle is the close code of a stream that sent no request for Config.IdleTimeout. The
+// page reconnects when its viewer comes back.
+const StatusIdle websocket.StatusCode = 4000
 
 // run serves one request. It returns the newer request that interrupted it, if any.
 func (st *streamConn) run(req request, busyTry *int, jitter *rand.Rand) (*request, error) {

@@ -208,6 +208,14 @@ function connect() {
   ws.addEventListener("message", (e) => onMessage(JSON.parse(e.data)));
   ws.addEventListener("close", (e) => {
     ws = null;
+    if (e.code === 4000) {
+      // Closed for idleness: come back when the viewer does.
+      setStatus("Paused while idle — move a control to resume.");
+      const resume = () => { document.removeEventListener("visibilitychange", resume); form.removeEventListener("focusin", resume); if (!ws) connect(); };
+      document.addEventListener("visibilitychange", resume);
+      form.addEventListener("focusin", resume);
+      return;
+    }
     // Reconnect with capped exponential backoff and full jitter; the view is restored from
     // the controls (and so from the URL) once the connection is back.
     const cap = 10000, base = 250;
