@@ -14,8 +14,8 @@ type Event struct {
 	seq   uint64
 }
 
-// ErrBudget is returned by [Loop.Step] callers (through [Loop.Exhausted]) when a run delivers
-// more events than its budget allows.
+// ErrBudget is what a world reports (wrapped) when [Loop.Exhausted] says its run delivered as
+// many events as its budget allows with events still pending: a runaway simulation.
 var ErrBudget = errors.New("engine: event budget exhausted")
 
 // Loop is a discrete-event loop: a min-heap of events ordered by time, then by the order in

@@ -109,7 +109,7 @@ func (w *World) Simulate(ctx context.Context, cfg Config, hist *engine.Histogram
 		l.At(c.readAt+hop(c)+hop(c), ev.Actor, writeAtServer)
 	}
 	if l.Exhausted() {
-		return Outcome{}, fmt.Errorf("simulation of %d clients exceeded its budget of %d events", n, cfg.MaxEvents)
+		return Outcome{}, fmt.Errorf("simulation of %d clients stopped after %d events: %w", n, cfg.MaxEvents, engine.ErrBudget)
 	}
 	return out, nil
 }
