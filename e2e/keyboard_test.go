@@ -72,3 +72,26 @@ func TestKeyboardReachesEveryControl(t *testing.T) {
 		t.Errorf("%d focusable controls for %d params", len(inForm), len(declared))
 	}
 }
+
+// TestLogSliderEveryPressChanges checks every arrow press on a logarithmic slider changes the
+// value shown, so keyboard users are never left pressing a key that seems to do nothing.
+func TestLogSliderEveryPressChanges(t *testing.T) {
+	srv := MustOpenServer(t)
+	ctx := MustOpenTab(t)
+	hookTab(t, ctx)
+	openLab(t, ctx, srv.URL+"/backoff?trials=2&sweep=off")
+	for _, sp := range lookupLab(t, "backoff").Params {
+		if !sp.Log {
+			continue
+		}
+		prev := textValue(t, ctx, sp.Name)
+		for i := range 12 {
+			sendKeys(t, ctx, rangeSel(sp.Name), kb.ArrowRight)
+			got := textValue(t, ctx, sp.Name)
+			if got == prev {
+				t.Errorf("%s: press %d left the value at %s", sp.Name, i+1, got)
+			}
+			prev = got
+		}
+	}
+}

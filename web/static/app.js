@@ -55,7 +55,7 @@ function parseDurationMs(s) {
 function fromSlider(p, pos) {
   let v = Number(pos);
   if (p.log) v = p.min * Math.pow(p.max / p.min, v / spec.log_steps);
-  if (p.log) v = Number(v.toPrecision(2));
+  if (p.log) v = Number(v.toPrecision(3)); // fine enough that every arrow press shows a change
   v = Math.min(p.max, Math.max(p.min, v));
   if (p.kind === "duration") return fmtDuration(v);
   if (p.kind === "int") return String(Math.round(v));
