@@ -202,12 +202,16 @@ func Run(ctx context.Context, v param.Values, emit func(lab.Update)) error {
 			total += int64(len(s.strategies) * s.trials)
 		}
 	}
-	emit(lab.Update{Progress: &lab.Progress{Done: 0, Total: total, Stage: "clients"}})
-	chosen, _, err := pointAt(ctx, s, names, s.clients, true)
+	tr := lab.NewTracker(emit, total)
+	tr.Emit(lab.Update{})
+	var chosen point
+	err := tr.Stage("clients", func() (err error) {
+		chosen, err = pointAt(ctx, s, names, s.clients, true, tr)
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	done := int64(len(names) * s.trials)
 	base := len(names) - 1
 	for i, n := range names {
 		if n == baseline {
@@ -234,21 +238,20 @@ func Run(ctx context.Context, v param.Values, emit func(lab.Update)) error {
 			XUnit: "ms", YUnit: "writes per " + param.FormatDuration(h.Width), X: x, Y: y,
 		})
 	}
-	emit(lab.Update{
-		Progress: &lab.Progress{Done: done, Total: total, Stage: "sweep"},
-		Summary:  map[string]any{"strategies": sum},
-		Series:   series,
-	})
+	tr.Emit(lab.Update{Summary: map[string]any{"strategies": sum}, Series: series})
 
 	// The sweep, point by point.
 	sweep := map[string][]SweepPoint{}
 	for _, n := range s.sweep {
 		p := chosen
 		if int(n) != s.clients {
-			if p, _, err = pointAt(ctx, s, s.strategies, int(n), false); err != nil {
+			err := tr.Stage("sweep", func() (err error) {
+				p, err = pointAt(ctx, s, s.strategies, int(n), false, tr)
+				return err
+			})
+			if err != nil {
 				return err
 			}
-			done += int64(len(s.strategies) * s.trials)
 		}
 		var series []lab.Series
 		next := map[string][]SweepPoint{}
@@ -262,11 +265,7 @@ func Run(ctx context.Context, v param.Values, emit func(lab.Update)) error {
 					X: []float64{float64(n)}, Y: []float64{p.completion[i]}, Append: true})
 		}
 		sweep = next
-		emit(lab.Update{
-			Progress: &lab.Progress{Done: done, Total: total, Stage: "sweep"},
-			Summary:  map[string]any{"sweep": sweep},
-			Series:   series,
-		})
+		tr.Emit(lab.Update{Summary: map[string]any{"sweep": sweep}, Series: series})
 	}
 	return nil
 }
@@ -282,8 +281,8 @@ func pctChange(x, ref float64) float64 {
 }
 
 // pointAt returns every named strategy's outcome at n clients, from the memo where it has
-// them and by simulation otherwise. It also returns how many strategies it simulated.
-func pointAt(ctx context.Context, s scenario, names []string, n int, withHist bool) (point, int, error) {
+// them and by simulation otherwise, counting each simulation (or memoised one) in tr.
+func pointAt(ctx context.Context, s scenario, names []string, n int, withHist bool, tr *lab.Tracker) (point, error) {
 	p := point{writes: make([]float64, len(names)), completion: make([]float64, len(names)), hists: make([]*engine.Histogram, len(names))}
 	key := func(name string) pointKey { return pointKey{strategy: name, clients: n, setting: s.setting} }
 	var missing []string
@@ -291,16 +290,17 @@ func pointAt(ctx context.Context, s scenario, names []string, n int, withHist bo
 	for i, name := range names {
 		if v, ok := points.get(key(name), withHist); ok {
 			p.writes[i], p.completion[i], p.hists[i] = v.writes, v.completion, v.hist
+			tr.Add(int64(s.trials))
 			continue
 		}
 		missing, at = append(missing, name), append(at, i)
 	}
 	if len(missing) == 0 {
-		return p, 0, nil
+		return p, nil
 	}
-	q, err := simulate(ctx, s, missing, n, withHist)
+	q, err := simulate(ctx, s, missing, n, withHist, tr.Add)
 	if err != nil {
-		return point{}, 0, err
+		return point{}, err
 	}
 	for j, i := range at {
 		v := pointValue{writes: q.writes[j], completion: q.completion[j]}
@@ -311,12 +311,12 @@ func pointAt(ctx context.Context, s scenario, names []string, n int, withHist bo
 		points.put(key(names[i]), v)
 		p.writes[i], p.completion[i], p.hists[i] = v.writes, v.completion, v.hist
 	}
-	return p, len(missing), nil
+	return p, nil
 }
 
 // simulate runs every trial of every named strategy at n clients on all CPUs and averages
-// per strategy in trial order.
-func simulate(ctx context.Context, s scenario, names []string, n int, withHist bool) (point, error) {
+// per strategy in trial order. finished, when not nil, is told of each simulation done.
+func simulate(ctx context.Context, s scenario, names []string, n int, withHist bool, finished func(int64)) (point, error) {
 	policies := make([]backoff.Policy, len(names))
 	for i, name := range names {
 		policies[i] = Policy(name, s.base, s.cap, s.multiplier)
@@ -350,6 +350,9 @@ func simulate(ctx context.Context, s scenario, names []string, n int, withHist b
 				}
 				writes[i*s.trials+trial] = out.Writes
 				completion[i*s.trials+trial] = out.Completion
+				if finished != nil {
+					finished(1)
+				}
 			}
 			return nil
 		}

@@ -270,7 +270,7 @@ func BenchmarkReferenceSweep(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, n := range s.sweep {
-			if _, err := simulate(context.Background(), s, s.strategies, int(n), false); err != nil {
+			if _, err := simulate(context.Background(), s, s.strategies, int(n), false, nil); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -313,3 +313,25 @@ func BenchmarkDragClients(b *testing.B) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// TestProgress checks a run reports progress that only grows and ends complete.
+func TestProgress(t *testing.T) {
+	points = newMemo(20000)
+	v, _ := Params.ParseQuery("clients=40&trials=10&sweep=10:40:10")
+	var last *lab.Progress
+	_, err := Lab().Execute(context.Background(), v, func(u lab.Update) {
+		if u.Progress == nil {
+			return
+		}
+		if last != nil && u.Progress.Done < last.Done {
+			t.Errorf("progress went back from %d to %d", last.Done, u.Progress.Done)
+		}
+		last = u.Progress
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last == nil || last.Done != last.Total || last.Total == 0 {
+		t.Errorf("final progress %+v, want done = total", last)
+	}
+}
