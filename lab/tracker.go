@@ -48,12 +48,13 @@ func (t *Tracker) Emit(u Update) {
 	t.emit(u)
 }
 
-// Stage runs f, reporting progress every ProgressInterval until it returns. No report is sent
-// after Stage returns.
+// Stage runs f, reporting progress as it starts and every ProgressInterval until it returns.
+// No report is sent after Stage returns.
 func (t *Tracker) Stage(name string, f func() error) error {
 	t.mu.Lock()
 	t.stage = name
 	t.mu.Unlock()
+	t.Emit(Update{})
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)

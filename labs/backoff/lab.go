@@ -203,7 +203,6 @@ func Run(ctx context.Context, v param.Values, emit func(lab.Update)) error {
 		}
 	}
 	tr := lab.NewTracker(emit, total)
-	tr.Emit(lab.Update{})
 	var chosen point
 	err := tr.Stage("clients", func() (err error) {
 		chosen, err = pointAt(ctx, s, names, s.clients, true, tr)
