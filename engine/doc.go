@@ -3,7 +3,7 @@
 //
 // It offers four small pieces:
 //
-//   - [Loop], a priority queue of events on a virtual clock. Events at the same instant are
+//   - [Loop], a calendar queue of events on a virtual clock. Events at the same instant are
 //     delivered in the order they were scheduled, so a run is a pure function of its inputs.
 //     Scheduling and delivering an event never allocates once the queue has grown to its
 //     working size.

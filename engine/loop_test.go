@@ -389,3 +389,71 @@ func BenchmarkLoop(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
+
+// TestLoopWheelAgainstReference schedules while stepping at several resolutions, so that events
+// fall in the current bucket, in later buckets, around the wheel (wrap-around) and beyond its
+// horizon (the far heap), with ties and times in the past; it checks every delivery against a
+// naive reference and that Reset leaves nothing behind.
+func TestLoopWheelAgainstReference(t *testing.T) {
+	for _, res := range []time.Duration{1, 7, 1000, time.Millisecond} {
+		r := rand.New(rand.NewPCG(uint64(res), 5))
+		var l engine.Loop
+		for round := range 2 { // the second round checks Reset
+			l.Reset(0)
+			l.SetResolution(res)
+			var (
+				ref     []sched
+				now     time.Duration
+				next    int32
+				checked int
+			)
+			schedule := func(at time.Duration) {
+				l.At(at, next, 0)
+				ref = append(ref, sched{at: max(at, now), actor: next})
+				next++
+			}
+			delay := func() time.Duration {
+				switch r.IntN(10) {
+				case 0:
+					return 0
+				case 1:
+					return time.Duration(r.Int64N(int64(res) * 20000)) // past the horizon
+				default:
+					return time.Duration(r.Int64N(int64(res) * 50))
+				}
+			}
+			for range 200 {
+				schedule(delay())
+			}
+			for {
+				ev, ok := l.Step()
+				if !ok {
+					break
+				}
+				best := 0
+				for i := range ref {
+					if ref[i].at < ref[best].at {
+						best = i
+					}
+				}
+				w := ref[best]
+				ref = append(ref[:best], ref[best+1:]...)
+				if ev.At != w.at || ev.Actor != w.actor {
+					t.Fatalf("res %v round %d: event %d = {At:%v Actor:%d}, want {At:%v Actor:%d}", res, round, checked, ev.At, ev.Actor, w.at, w.actor)
+				}
+				now = ev.At
+				checked++
+				for k := r.IntN(3); k > 0 && next < 5000; k-- {
+					if r.IntN(8) == 0 {
+						schedule(now - time.Duration(r.IntN(50)))
+					} else {
+						schedule(now + delay())
+					}
+				}
+			}
+			if len(ref) != 0 || l.Len() != 0 {
+				t.Fatalf("res %v: %d left in the reference, Len %d", res, len(ref), l.Len())
+			}
+		}
+	}
+}

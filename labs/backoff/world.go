@@ -75,6 +75,7 @@ func (w *World) Simulate(ctx context.Context, cfg Config, hist *engine.Histogram
 	}
 	l := &w.loop
 	l.Reset(cfg.MaxEvents)
+	l.SetResolution(max((cfg.LatencyMean+cfg.LatencySD)/8, time.Microsecond)) // a handful of events a bucket
 	for i := 0; i < n; i++ {
 		c := &w.clients[i]
 		engine.Seed(&c.net, cfg.Seed, engine.Network, uint64(cfg.Trial), uint64(i))
