@@ -368,7 +368,15 @@ func TestLoopSteadyStateDoesNotAllocate(t *testing.T) {
 	}
 }
 
+// BenchmarkLoop measures steady state with a resolution suited to the delays (an eighth of
+// their mean: a handful of events a bucket) and with one as coarse as the delays themselves,
+// where buckets hold hundreds of events and sorted insertion dominates.
 func BenchmarkLoop(b *testing.B) {
+	b.Run("res=mean/8", func(b *testing.B) { benchmarkLoop(b, time.Millisecond/8) })
+	b.Run("res=mean", func(b *testing.B) { benchmarkLoop(b, time.Millisecond) })
+}
+
+func benchmarkLoop(b *testing.B, res time.Duration) {
 	const pending = 1000
 	r := rand.New(rand.NewPCG(1, 2))
 	delays := make([]time.Duration, 4096) // power of two: index with a mask
@@ -378,6 +386,7 @@ func BenchmarkLoop(b *testing.B) {
 	}
 	var l engine.Loop
 	l.Reset(0)
+	l.SetResolution(res)
 	for i := range pending {
 		l.At(delays[i], int32(i), 0)
 	}
