@@ -312,14 +312,8 @@ func TestLoopRandomInterleaved(t *testing.T) {
 		if !ok {
 			break
 		}
-		best := 0
-		for i := range ref {
-			if ref[i].at < ref[best].at {
-				best = i
-			}
-		}
-		w := ref[best]
-		ref = append(ref[:best], ref[best+1:]...)
+		var w sched
+		w, ref = takeEarliest(ref)
 		if ev.At != w.at || ev.Actor != w.actor {
 			t.Fatalf("event %d = {At:%v Actor:%d}, want {At:%v Actor:%d}", checked, ev.At, ev.Actor, w.at, w.actor)
 		}
@@ -439,14 +433,8 @@ func TestLoopWheelAgainstReference(t *testing.T) {
 				if !ok {
 					break
 				}
-				best := 0
-				for i := range ref {
-					if ref[i].at < ref[best].at {
-						best = i
-					}
-				}
-				w := ref[best]
-				ref = append(ref[:best], ref[best+1:]...)
+				var w sched
+				w, ref = takeEarliest(ref)
 				if ev.At != w.at || ev.Actor != w.actor {
 					t.Fatalf("res %v round %d: event %d = {At:%v Actor:%d}, want {At:%v Actor:%d}", res, round, checked, ev.At, ev.Actor, w.at, w.actor)
 				}
@@ -465,4 +453,17 @@ func TestLoopWheelAgainstReference(t *testing.T) {
 			}
 		}
 	}
+}
+
+// takeEarliest is the naive reference queue: it removes and returns the earliest of pending,
+// the first scheduled on ties (pending is in scheduling order).
+func takeEarliest(pending []sched) (sched, []sched) {
+	best := 0
+	for i := range pending {
+		if pending[i].at < pending[best].at {
+			best = i
+		}
+	}
+	w := pending[best]
+	return w, append(pending[:best], pending[best+1:]...)
 }
