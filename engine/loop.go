@@ -52,7 +52,6 @@ type Loop struct {
 	seq    uint64
 	steps  int64
 	budget int64
-	size   int // pending events
 
 	res     time.Duration
 	cur     int64 // absolute index of the bucket being delivered
@@ -85,7 +84,7 @@ func (l *Loop) Reset(budget int64) {
 	}
 	l.buckets[l.cur&wheelMask] = l.buckets[l.cur&wheelMask][:0]
 	l.far = l.far[:0]
-	l.now, l.seq, l.steps, l.budget, l.size = 0, 0, 0, budget, 0
+	l.now, l.seq, l.steps, l.budget = 0, 0, 0, budget
 	l.cur, l.head, l.inWheel = 0, 0, 0
 }
 
@@ -93,13 +92,13 @@ func (l *Loop) Reset(budget int64) {
 func (l *Loop) Now() time.Duration { return l.now }
 
 // Len returns the number of pending events.
-func (l *Loop) Len() int { return l.size }
+func (l *Loop) Len() int { return l.inWheel + len(l.far) }
 
 // Steps returns the number of events delivered since the last [Loop.Reset].
 func (l *Loop) Steps() int64 { return l.steps }
 
 // Exhausted reports whether the loop stopped because it hit its event budget.
-func (l *Loop) Exhausted() bool { return l.budget > 0 && l.steps >= l.budget && l.size > 0 }
+func (l *Loop) Exhausted() bool { return l.budget > 0 && l.steps >= l.budget && l.Len() > 0 }
 
 func (l *Loop) bucketOf(t time.Duration) int64 {
 	if l.res == 0 {
@@ -115,7 +114,6 @@ func (l *Loop) At(t time.Duration, actor, kind int32) {
 		t = l.now
 	}
 	l.seq++
-	l.size++
 	l.place(Event{At: t, Actor: actor, Kind: kind, seq: l.seq})
 }
 
@@ -147,7 +145,7 @@ func (l *Loop) After(d time.Duration, actor, kind int32) { l.At(l.now+d, actor, 
 // Step removes the earliest event, advances the clock to it and returns it. It returns false
 // when no event is pending or the budget is spent.
 func (l *Loop) Step() (Event, bool) {
-	if l.size == 0 || (l.budget > 0 && l.steps >= l.budget) {
+	if l.Len() == 0 || (l.budget > 0 && l.steps >= l.budget) {
 		return Event{}, false
 	}
 	for {
@@ -156,7 +154,6 @@ func (l *Loop) Step() (Event, bool) {
 			ev := q[l.head]
 			l.head++
 			l.inWheel--
-			l.size--
 			l.now = ev.At
 			l.steps++
 			return ev, true

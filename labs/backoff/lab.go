@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/resilience-playground/playground/algorithms/backoff"
@@ -131,7 +132,7 @@ func simEvents(n int64) int64 { return n*(n+1)/2 + n }
 func Cost(v param.Values) int64 {
 	s := scenarioOf(v)
 	k := int64(len(s.strategies))
-	if !contains(s.strategies, baseline) {
+	if !slices.Contains(s.strategies, baseline) {
 		k++
 	}
 	total := k * simEvents(int64(s.clients))
@@ -141,15 +142,6 @@ func Cost(v param.Values) int64 {
 		}
 	}
 	return total * int64(s.trials)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // StrategySummary is summary.strategies.<name>: means over trials at the chosen client count,
@@ -193,7 +185,7 @@ func Run(ctx context.Context, v param.Values, emit func(lab.Update)) error {
 
 	// The chosen N, with the baseline even when it is not shown.
 	names := append([]string(nil), s.strategies...)
-	if !contains(names, baseline) {
+	if !slices.Contains(names, baseline) {
 		names = append(names, baseline)
 	}
 	total := int64(len(names) * s.trials)
