@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/resilience-playground/playground/hub"
 	"github.com/resilience-playground/playground/param"
@@ -13,6 +15,24 @@ import (
 
 // errNotFound is a path that names no lab or route.
 var errNotFound = errors.New("not found")
+
+// hostError is a request for a host name the server does not answer to (see
+// Config.AllowedHosts).
+type hostError struct{ host string }
+
+func (e hostError) Error() string {
+	return fmt.Sprintf("this server does not answer to the host name %q; its operator can allow it (playground -allow-host NAME)", e.host)
+}
+
+// methodError is a method the route does not serve.
+type methodError struct {
+	method string
+	allow  []string
+}
+
+func (e methodError) Error() string {
+	return fmt.Sprintf("method %s is not allowed here; use %s", clip(e.method), strings.Join(e.allow, " or "))
+}
 
 // errorBody is the JSON body of every error response.
 type errorBody struct {
@@ -35,6 +55,10 @@ func statusOf(err error) (int, errorBody) {
 		return http.StatusServiceUnavailable, errorBody{Error: "every simulation slot is taken; retry shortly", RetryAfter: busyRetrySeconds}
 	case errors.Is(err, hub.ErrDraining):
 		return http.StatusServiceUnavailable, errorBody{Error: "the server is restarting; retry shortly", RetryAfter: busyRetrySeconds}
+	case errors.As(err, new(hostError)):
+		return http.StatusMisdirectedRequest, errorBody{Error: err.Error()}
+	case errors.As(err, new(methodError)):
+		return http.StatusMethodNotAllowed, errorBody{Error: err.Error()}
 	case errors.Is(err, errNotFound):
 		return http.StatusNotFound, errorBody{Error: "not found"}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):

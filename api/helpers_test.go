@@ -7,11 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,6 +23,7 @@ import (
 	"github.com/resilience-playground/playground/api"
 	"github.com/resilience-playground/playground/hub"
 	"github.com/resilience-playground/playground/lab"
+	"github.com/resilience-playground/playground/lab/labtest"
 	"github.com/resilience-playground/playground/labs"
 )
 
@@ -29,8 +31,8 @@ import (
 const small = "clients=20&trials=5&sweep=10:30:10"
 
 // fresh returns query with a seed no other scenario of this process has used. The backoff
-// lab memoises simulated points process-wide, so a scenario run (or partly run) before would
-// be served from memory, instantly, instead of being simulated live.
+// lab memoises simulated points, so a scenario run (or partly run) before would be served
+// from memory instead of being simulated.
 func fresh(query string) string {
 	s := "seed=" + strconv.FormatInt(seeds.Add(1), 10)
 	if query == "" {
@@ -43,26 +45,29 @@ var seeds atomic.Int64
 
 func init() { seeds.Store(1 << 40) }
 
-// slow returns a scenario that runs for seconds (tens of seconds under -race); tests that use
-// it cancel it by closing its only viewer or sending a newer request.
-func slow() string { return fresh("") }
-
-// readTimeout bounds every wait on the server; generous for -race on a small machine.
+// readTimeout bounds every wait on the server; generous for -race on a small machine. (In a
+// synctest bubble it is fake time: a hung test fails at once.)
 const readTimeout = 90 * time.Second
 
-// Server is a playground server on a loopback port, with the parts tests look into.
+// Server is a playground server on an in-memory network, with the parts tests look into. The
+// network is net.Pipe connections, so a server opened in a synctest bubble runs on the bubble's
+// fake clock and synctest.Wait waits for it to settle; outside a bubble it works the same on
+// real time.
 type Server struct {
-	*httptest.Server
+	URL     string // http://localhost: the Host every request names
 	API     *api.Server
 	Hub     *hub.Hub
 	Metrics *api.Metrics
-	Labs    *lab.Registry
+	Labs    *lab.Registry  // the real labs (the server also has Gated's)
+	Gated   *labtest.Gated // /gated: runs advance only as the test steps them
+	Free    *labtest.Gated // /free: the same lab, never waiting for a step
+	client  *http.Client
+	net     *pipeNet
 }
 
 type serverOptions struct {
-	hub      hub.Config
-	api      api.Config
-	listener func(net.Listener) net.Listener
+	hub hub.Config
+	api api.Config
 }
 
 // Option changes the configuration MustOpenServer builds.
@@ -74,14 +79,10 @@ func WithMaxRuns(n int) Option { return func(o *serverOptions) { o.hub.MaxRuns =
 // WithConfig edits the api.Config (Labs, Hub and Metrics are set afterwards).
 func WithConfig(f func(*api.Config)) Option { return func(o *serverOptions) { f(&o.api) } }
 
-// WithListener wraps the server's listener.
-func WithListener(f func(net.Listener) net.Listener) Option {
-	return func(o *serverOptions) { o.listener = f }
-}
-
-// MustOpenServer starts a playground server with every lab of labs.Registry(), a hub of
-// two slots, the default work budget and a fresh metrics registry. At cleanup it closes the
-// server and waits for runs in flight to end, so that no test's simulation outlives it.
+// MustOpenServer starts a playground server with every lab of labs.Registry() plus the gated
+// test labs, a hub of two slots, the default work budget and a fresh metrics registry. At
+// cleanup it closes the server and waits for runs in flight to end, so that no test's
+// simulation outlives it.
 func MustOpenServer(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	o := serverOptions{hub: hub.Config{MaxRuns: 2, Budget: api.DefaultBudget, CacheSize: 64}}
@@ -91,28 +92,121 @@ func MustOpenServer(tb testing.TB, opts ...Option) *Server {
 	m := api.NewMetrics(prometheus.NewRegistry())
 	o.hub.Observe = m.ObserveRun
 	h := hub.New(o.hub)
-	reg := labs.Registry()
-	o.api.Labs, o.api.Hub, o.api.Metrics = reg, h, m
+	gated, free := labtest.NewGated("gated", true), labtest.NewGated("free", false)
+	o.api.Labs, o.api.Hub, o.api.Metrics = labs.Registry(gated.Lab, free.Lab), h, m
 	a := api.New(o.api)
-	hs := httptest.NewUnstartedServer(a)
-	if o.listener != nil {
-		hs.Listener = o.listener(hs.Listener)
+	pn := newPipeNet()
+	hs := &http.Server{Handler: a}
+	if o.api.Log != nil {
+		hs.ErrorLog = slog.NewLogLogger(o.api.Log.Handler(), slog.LevelWarn)
 	}
-	hs.Start()
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_ = hs.Serve(pn)
+	}()
+	client := &http.Client{Transport: &http.Transport{DialContext: pn.DialContext, DisableCompression: true}}
 	tb.Cleanup(func() {
-		hs.CloseClientConnections()
+		client.CloseIdleConnections()
+		pn.closeAll()
 		hs.Close()
+		<-served
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		if err := a.WaitStreams(ctx); err != nil {
 			tb.Errorf("streams still open at cleanup: %v", err)
 		}
-		waitFor(tb, 30*time.Second, "runs to end at cleanup", func() bool { return h.Running() == 0 })
+		h.Drain(ctx) // waits for runs to end (every viewer has gone: they are cancelled)
+		if n := h.Running(); n != 0 {
+			tb.Errorf("%d runs still in flight at cleanup", n)
+		}
 	})
-	return &Server{Server: hs, API: a, Hub: h, Metrics: m, Labs: reg}
+	return &Server{URL: "http://localhost", API: a, Hub: h, Metrics: m, Labs: labs.Registry(),
+		Gated: gated, Free: free, client: client, net: pn}
 }
 
-// waitFor polls cond until it holds, failing the test after timeout.
+// Client returns an HTTP client of the server's network.
+func (s *Server) Client() *http.Client { return s.client }
+
+// newTestLogger returns a logger writing text lines to w, safe for concurrent use.
+func newTestLogger(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(&lockedWriter{w: w}, nil))
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// pipeNet is an in-memory network: every dial is one net.Pipe, whose server end Accept
+// returns. Pipes are unbuffered, so a client that does not read blocks the server's writes at
+// once, as a slow reader behind a full TCP window would.
+type pipeNet struct {
+	conns  chan net.Conn
+	closed chan struct{}
+	once   sync.Once
+	mu     sync.Mutex
+	open   []net.Conn
+}
+
+func newPipeNet() *pipeNet {
+	return &pipeNet{conns: make(chan net.Conn), closed: make(chan struct{})}
+}
+
+func (p *pipeNet) Accept() (net.Conn, error) {
+	select {
+	case c := <-p.conns:
+		return c, nil
+	case <-p.closed:
+		return nil, net.ErrClosed
+	}
+}
+
+func (p *pipeNet) Close() error {
+	p.once.Do(func() { close(p.closed) })
+	return nil
+}
+
+func (p *pipeNet) Addr() net.Addr { return pipeAddr{} }
+
+// DialContext connects to the server.
+func (p *pipeNet) DialContext(ctx context.Context, _, _ string) (net.Conn, error) {
+	client, server := net.Pipe()
+	select {
+	case p.conns <- server:
+		p.mu.Lock()
+		p.open = append(p.open, client)
+		p.mu.Unlock()
+		return client, nil
+	case <-p.closed:
+		return nil, net.ErrClosed
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// closeAll closes every client end, ending hijacked connections too.
+func (p *pipeNet) closeAll() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.open {
+		c.Close()
+	}
+}
+
+type pipeAddr struct{}
+
+func (pipeAddr) Network() string { return "pipe" }
+func (pipeAddr) String() string  { return "localhost:80" }
+
+// waitFor polls cond until it holds, failing the test after timeout. It is for tests outside
+// a synctest bubble, where the server's goroutines cannot be waited for.
 func waitFor(tb testing.TB, timeout time.Duration, what string, cond func() bool) {
 	tb.Helper()
 	deadline := time.Now().Add(timeout)
@@ -216,11 +310,16 @@ func (s *Server) StreamURL(labName string) string {
 	return "ws" + strings.TrimPrefix(s.URL, "http") + "/api/v1/" + labName + "/stream"
 }
 
-// Dial opens a stream of lab; the connection is closed at cleanup.
+// Dial opens a stream of lab.
 func (s *Server) Dial(labName string, opts *websocket.DialOptions) (*websocket.Conn, *http.Response, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), readTimeout)
 	defer cancel()
-	c, resp, err := websocket.Dial(ctx, s.StreamURL(labName), opts)
+	o := websocket.DialOptions{}
+	if opts != nil {
+		o = *opts
+	}
+	o.HTTPClient = s.client
+	c, resp, err := websocket.Dial(ctx, s.StreamURL(labName), &o)
 	if resp != nil && resp.Body != nil {
 		resp.Body.Close()
 	}

@@ -8,7 +8,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/a-h/templ"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/resilience-playground/playground/hub"
 	"github.com/resilience-playground/playground/param"
+	"github.com/resilience-playground/playground/web/templates"
 )
 
 // Content-Security-Policy: scripts and styles from this origin only, no inline script, and no
@@ -39,6 +42,9 @@ func securityHeaders(next http.Handler) http.Handler {
 }
 
 // recoverer turns a panic into a 500 with no details for the client and the stack in the log.
+// When the handler has already answered — a hijacked websocket, a response under way — it only
+// logs: writing an error then would corrupt the connection. (Streams close themselves with
+// 1011 when they panic; see stream.)
 func (s *Server) recoverer(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
@@ -47,11 +53,56 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 					panic(v)
 				}
 				s.log.Error("panic", "path", r.URL.Path, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				if sw, ok := w.(*statusWriter); ok && sw.code != 0 {
+					return
+				}
 				s.writeError(w, r, errors.New("panic"))
 			}
 		}()
 		next.ServeHTTP(w, r)
 	})
+}
+
+// checkHost refuses requests whose Host header names a host the server does not serve (DNS
+// rebinding): loopback names and IP literals always pass, other names only when allowed by
+// Config.AllowedHosts. The operator's health checks pass whatever their Host.
+func (s *Server) checkHost(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/healthz" || r.URL.Path == "/readyz" || s.hostAllowed(r.Host) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		err := hostError{host: clip(r.Host)}
+		if isAPI(r) || r.URL.Path == "/metrics" {
+			s.writeError(w, r, err)
+			return
+		}
+		w.WriteHeader(http.StatusMisdirectedRequest)
+		s.render(w, r, templates.ErrorPage(nil, http.StatusMisdirectedRequest, err.Error()))
+	})
+}
+
+// hostAllowed reports whether a Host header value names this server.
+func (s *Server) hostAllowed(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	switch {
+	case host == "":
+		return false
+	case host == "localhost":
+		return true
+	case net.ParseIP(strings.Trim(host, "[]")) != nil:
+		return true // an address, not a name: nothing to rebind
+	}
+	for _, p := range s.cfg.AllowedHosts {
+		if ok, _ := path.Match(strings.ToLower(p), host); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // statusWriter records the status and size of a response. It passes Hijack through so that
@@ -119,6 +170,7 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 // render writes a templ component as HTML.
 func (s *Server) render(w http.ResponseWriter, r *http.Request, c templ.Component) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
 	if err := c.Render(r.Context(), w); err != nil && !errors.Is(err, context.Canceled) {
 		s.log.Error("render", "path", r.URL.Path, "err", err)
 	}

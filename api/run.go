@@ -20,6 +20,12 @@ func Resolve(labs *lab.Registry, raw string) (*lab.Lab, param.Values, error) {
 	if err != nil {
 		return nil, param.Values{}, &param.Error{Msg: fmt.Sprintf("the URL is malformed: %v", err)}
 	}
+	if strings.ContainsAny(u.Fragment, "?=&") {
+		// '/backoff#frag?x=1': what looks like a query is part of the fragment, and would
+		// be silently ignored.
+		return nil, param.Values{}, &param.Error{Msg: fmt.Sprintf(
+			"the URL's fragment %q holds what looks like a query; put the query (?...) before any #", clip(u.Fragment))}
+	}
 	name := strings.TrimPrefix(strings.TrimPrefix(u.Path, "/api/v1"), "/")
 	name = strings.TrimPrefix(name, "embed/")
 	l, ok := labs.Lookup(name)

@@ -4,12 +4,15 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
@@ -24,6 +27,12 @@ type Config struct {
 	Labs *lab.Registry
 	Hub  *hub.Hub
 	Log  *slog.Logger // default: discard
+
+	// AllowedHosts are host name patterns (as AllowedOrigins; matched without the port) that
+	// requests may name in their Host header. Loopback names ("localhost") and IP literals
+	// are always accepted; any other name is refused with 421, so that a page on a domain
+	// rebound to this server's address (DNS rebinding) cannot drive it.
+	AllowedHosts []string
 
 	// AllowedOrigins are extra host patterns (as in coder/websocket's OriginPatterns, e.g.
 	// "slides.example.com" or "*.example.com") whose pages may open streams. Same-origin
@@ -50,9 +59,13 @@ type Server struct {
 	router  chi.Router
 	metrics *Metrics
 
+	static *staticFiles
+
 	draining atomic.Bool
 	drain    chan struct{} // closed when draining starts
+	stop     chan struct{} // closed when streams must end now
 	once     sync.Once
+	stopOnce sync.Once
 	streams  sync.WaitGroup
 }
 
@@ -85,7 +98,11 @@ func New(cfg Config) *Server {
 	if cfg.Metrics == nil {
 		cfg.Metrics = NewMetrics(prometheus.NewRegistry())
 	}
-	s := &Server{cfg: cfg, log: cfg.Log, drain: make(chan struct{}), metrics: cfg.Metrics}
+	static, err := newStaticFiles(web.Static)
+	if err != nil {
+		panic("api: reading the embedded static files: " + err.Error()) // a broken build
+	}
+	s := &Server{cfg: cfg, log: cfg.Log, drain: make(chan struct{}), stop: make(chan struct{}), metrics: cfg.Metrics, static: static}
 	s.metrics.watch(cfg.Hub)
 	s.router = s.routes()
 	return s
@@ -96,7 +113,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.Se
 
 func (s *Server) routes() chi.Router {
 	r := chi.NewRouter()
-	r.Use(s.recoverer, s.logRequests, securityHeaders)
+	r.Use(s.logRequests, s.recoverer, securityHeaders, middleware.GetHead, s.checkHost)
+	r.MethodNotAllowed(s.methodNotAllowed)
+	r.NotFound(s.notFound)
 	r.Get("/healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
@@ -107,27 +126,51 @@ func (s *Server) routes() chi.Router {
 		}
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 	})
-	r.Handle("/metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
-	static := http.StripPrefix("/static/", http.FileServerFS(web.Static))
-	r.Get("/static/*", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "no-cache")
-		static.ServeHTTP(w, r)
+	r.Method(http.MethodGet, "/metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
+	r.Get("/static/*", func(w http.ResponseWriter, r *http.Request) { s.static.serve(w, r, "/static/", s.notFound) })
+	r.Group(func(r chi.Router) {
+		r.Use(middleware.Compress(5, "text/html", "application/json"))
+		r.Get("/", s.index)
+		r.Get("/api/v1/{lab}", s.result)
+		r.Get("/embed/{lab}", s.page(true))
+		r.Get("/{lab}", s.page(false))
 	})
-	r.Get("/", s.index)
-	r.Route("/api/v1", func(r chi.Router) {
-		r.Get("/{lab}", s.result)
-		r.Get("/{lab}/stream", s.stream)
-		r.NotFound(func(w http.ResponseWriter, r *http.Request) { s.writeError(w, r, errNotFound) })
-	})
-	r.HandleFunc("/api/*", func(w http.ResponseWriter, r *http.Request) { s.writeError(w, r, errNotFound) }) // other API versions: JSON too
-	r.Get("/embed/{lab}", s.page(true))
-	r.Get("/{lab}", s.page(false))
-	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusNotFound)
-		s.render(w, r, templates.ErrorPage(s.cfg.Labs.All(), http.StatusNotFound, "There is no such page."))
-	})
+	r.Get("/api/v1/{lab}/stream", s.stream)
 	return r
 }
+
+// notFound answers a path that names nothing: JSON under /api/, a page elsewhere.
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	if isAPI(r) {
+		s.writeError(w, r, errNotFound)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusNotFound)
+	s.render(w, r, templates.ErrorPage(s.cfg.Labs.All(), http.StatusNotFound, "There is no such page."))
+}
+
+// methodNotAllowed answers a method a route does not serve, with the Allow header: JSON under
+// /api/, a page elsewhere.
+func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	rctx := chi.RouteContext(r.Context())
+	var allow []string
+	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions} {
+		if rctx.Routes.Match(chi.NewRouteContext(), m, r.URL.Path) || (m == http.MethodHead && slices.Contains(allow, http.MethodGet)) {
+			allow = append(allow, m)
+		}
+	}
+	w.Header().Set("Allow", strings.Join(allow, ", "))
+	err := methodError{method: r.Method, allow: allow}
+	if isAPI(r) {
+		s.writeError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusMethodNotAllowed)
+	s.render(w, r, templates.ErrorPage(s.cfg.Labs.All(), http.StatusMethodNotAllowed, err.Error()+"."))
+}
+
+func isAPI(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/api/") }
 
 // lab returns the lab the request's path names.
 func (s *Server) lab(r *http.Request) (*lab.Lab, bool) {
@@ -187,6 +230,14 @@ func (s *Server) Drain() {
 		s.draining.Store(true)
 		close(s.drain)
 	})
+}
+
+// CloseStreams ends every stream now: runs still in flight lose their viewer (and so are
+// cancelled) and each stream is closed with 1001 (going away), which pages take as a cue to
+// reconnect. It is the end of [Server.Drain] when the drain deadline has passed.
+func (s *Server) CloseStreams() {
+	s.Drain()
+	s.stopOnce.Do(func() { close(s.stop) })
 }
 
 // WaitStreams waits until every stream has closed or ctx is done.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"runtime/debug"
 	"time"
 	"unicode/utf8"
 
@@ -107,6 +108,17 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithCancel(context.Background()) // the request's context ends at hijack
 	defer cancel()
 	st := &streamConn{s: s, l: l, c: c, ctx: ctx, latest: make(chan request, 1)}
+	defer func() {
+		// The connection is hijacked: an HTTP error cannot be written any more, so a panic
+		// closes the stream with 1011 instead (and is logged).
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.log.Error("panic in stream", "lab", l.Name, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			c.Close(websocket.StatusInternalError, "internal error")
+		}
+	}()
 	go st.read(cancel)
 	go st.ping(cancel)
 	code, reason := st.serve()
@@ -133,6 +145,10 @@ func (st *streamConn) read(cancel context.CancelFunc) {
 		}
 		if typ != websocket.MessageText {
 			st.c.Close(websocket.StatusUnsupportedData, "send JSON text messages")
+			return
+		}
+		if !utf8.Valid(b) { // RFC 6455, section 8.1: text frames carry UTF-8
+			st.c.Close(websocket.StatusInvalidFramePayloadData, "message is not valid UTF-8")
 			return
 		}
 		m, err := decodeMessage(b)
@@ -213,6 +229,8 @@ func (st *streamConn) serve() (websocket.StatusCode, string) {
 			case <-time.After(bucket.Delay(time.Now())):
 			case <-st.ctx.Done():
 				return websocket.StatusNormalClosure, ""
+			case <-s.stop:
+				return websocket.StatusGoingAway, "server restarting; reconnect"
 			}
 		}
 		next, err := st.run(req, &busyTry, jitter)
@@ -270,6 +288,8 @@ func (st *streamConn) run(req request, busyTry *int, jitter *rand.Rand) (*reques
 		case <-time.After(wait):
 		case <-st.ctx.Done():
 			return nil, st.ctx.Err()
+		case <-s.stop:
+			return nil, errDrained
 		}
 	}
 	defer sub.Close()
@@ -282,6 +302,8 @@ func (st *streamConn) run(req request, busyTry *int, jitter *rand.Rand) (*reques
 			return &next, nil
 		case <-st.ctx.Done():
 			return nil, st.ctx.Err()
+		case <-s.stop:
+			return nil, errDrained
 		case <-sub.Ready():
 		}
 		u, done, runErr := sub.Take()
@@ -303,6 +325,8 @@ func (st *streamConn) run(req request, busyTry *int, jitter *rand.Rand) (*reques
 			return &next, nil
 		case <-st.ctx.Done():
 			return nil, st.ctx.Err()
+		case <-s.stop:
+			return nil, errDrained
 		case <-time.After(s.cfg.FrameInterval):
 		}
 	}

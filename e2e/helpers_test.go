@@ -182,11 +182,12 @@ func waitFor(tb testing.TB, ctx context.Context, cond string) {
 	}
 }
 
-// buildBinary builds cmd/playground into a temporary directory.
+// buildBinary builds cmd/playground into a temporary directory, with the e2e build tag: the
+// binary also serves the gated test lab at /gated (see package labtest).
 func buildBinary(tb testing.TB) string {
 	tb.Helper()
 	bin := tb.TempDir() + "/playground"
-	out, err := exec.Command("go", "build", "-o", bin, "../cmd/playground").CombinedOutput()
+	out, err := exec.Command("go", "build", "-tags", "e2e", "-o", bin, "../cmd/playground").CombinedOutput()
 	if err != nil {
 		tb.Fatalf("go build: %v\n%s", err, out)
 	}

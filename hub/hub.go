@@ -17,6 +17,8 @@ import (
 	"container/list"
 	"context"
 	"errors"
+	"fmt"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -131,7 +133,7 @@ func (h *Hub) Subscribe(l *lab.Lab, v param.Values) (*Sub, error) {
 
 func (h *Hub) execute(ctx context.Context, r *run, l *lab.Lab, v param.Values) {
 	start := time.Now()
-	err := l.Run(ctx, v, func(u lab.Update) {
+	err := runSafely(ctx, l, v, func(u lab.Update) {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		r.state.Merge(u)
@@ -163,12 +165,34 @@ func (h *Hub) execute(ctx context.Context, r *run, l *lab.Lab, v param.Values) {
 	}
 }
 
+// ErrPanic is wrapped by the error of a run whose lab panicked. The panic ends that run only,
+// not the server.
+var ErrPanic = errors.New("hub: the lab panicked")
+
+// runSafely runs l, turning a panic into an error wrapping ErrPanic with its stack.
+func runSafely(ctx context.Context, l *lab.Lab, v param.Values, emit func(lab.Update)) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: %s %s: %v\n%s", ErrPanic, l.Name, l.URL(v), p, debug.Stack())
+		}
+	}()
+	return l.Run(ctx, v, emit)
+}
+
 // store caches a finished result; h.mu is held.
 func (h *Hub) store(key string, state lab.Update) {
 	if h.cfg.CacheSize <= 0 {
 		return
 	}
 	state.Progress = nil
+	if e, ok := h.cache[key]; ok {
+		// The same URL gives the same result: a second run of the key (one finished just
+		// as it was cancelled, and a fresh one) refreshes the entry rather than adding a
+		// second, whose eviction would un-cache the first.
+		e.Value.(*entry).state = state
+		h.lru.MoveToFront(e)
+		return
+	}
 	h.cache[key] = h.lru.PushFront(&entry{key: key, state: state})
 	for h.lru.Len() > h.cfg.CacheSize {
 		old := h.lru.Back()

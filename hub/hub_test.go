@@ -6,48 +6,17 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/resilience-playground/playground/hub"
 	"github.com/resilience-playground/playground/lab"
+	"github.com/resilience-playground/playground/lab/labtest"
 	"github.com/resilience-playground/playground/param"
 )
 
-// fakeLab emits steps updates, one per tick of its gate channel (or at once when gate is nil),
-// and counts its runs.
-type fakeLab struct {
-	lab.Lab
-	runs atomic.Int32
-	gate chan struct{}
-}
-
-func newFakeLab(steps int, gate chan struct{}) *fakeLab {
-	f := &fakeLab{gate: gate}
-	f.Lab = lab.Lab{
-		Name:       "fake",
-		Params:     param.Set{{Name: "n", Kind: param.Int, Default: "1", Min: 0, Max: 1e9}},
-		Cost:       func(v param.Values) int64 { return v.Int("n") },
-		CostParams: []string{"n"},
-	}
-	f.Lab.Run = func(ctx context.Context, v param.Values, emit func(lab.Update)) error {
-		f.runs.Add(1)
-		for i := range steps {
-			if f.gate != nil {
-				select {
-				case <-f.gate:
-				case <-ctx.Done():
-					return ctx.Err()
-				}
-			}
-			emit(lab.Update{
-				Progress: &lab.Progress{Done: int64(i + 1), Total: int64(steps)},
-				Series:   []lab.Series{{Name: "s", X: []float64{float64(i)}, Y: []float64{float64(v.Int("n"))}, Append: true}},
-			})
-		}
-		return nil
-	}
-	return f
-}
+// The tests run in synctest bubbles: synctest.Wait returns once every goroutine of the hub is
+// blocked (on a gate, a mailbox, a condition), so no test sleeps or polls.
 
 func values(tb testing.TB, l *lab.Lab, q string) param.Values {
 	tb.Helper()
@@ -58,6 +27,7 @@ func values(tb testing.TB, l *lab.Lab, q string) param.Values {
 	return v
 }
 
+// MustOpenHub returns a hub of cfg, two slots unless cfg says otherwise.
 func MustOpenHub(tb testing.TB, cfg hub.Config) *hub.Hub {
 	tb.Helper()
 	if cfg.MaxRuns == 0 {
@@ -66,265 +36,301 @@ func MustOpenHub(tb testing.TB, cfg hub.Config) *hub.Hub {
 	return hub.New(cfg)
 }
 
+// MustSubscribe subscribes to scenario q of l; the subscription is closed at cleanup.
+func MustSubscribe(tb testing.TB, h *hub.Hub, l *lab.Lab, q string) *hub.Sub {
+	tb.Helper()
+	s, err := h.Subscribe(l, values(tb, l, q))
+	if err != nil {
+		tb.Fatalf("Subscribe(%s?%s): %v", l.Name, q, err)
+	}
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// step lets k updates of g's run of scenario q through.
+func step(tb testing.TB, g *labtest.Gated, q string, k int) {
+	tb.Helper()
+	if err := g.Step(context.Background(), q, k); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// readAll reads s until its run ends and returns the folded result and the run's error.
+func readAll(tb testing.TB, l *lab.Lab, q string, s *hub.Sub) (*lab.Result, error) {
+	tb.Helper()
+	r := lab.NewResult(l, values(tb, l, q))
+	for {
+		u, done, err := s.Next(context.Background())
+		if done || err != nil {
+			r.Apply(u)
+			return r, err
+		}
+		r.Apply(u)
+	}
+}
+
+func points(r *lab.Result) int {
+	if len(r.Series) == 0 {
+		return 0
+	}
+	return len(r.Series[0].X)
+}
+
 func TestResultAndCache(t *testing.T) {
-	f := newFakeLab(5, nil)
-	h := MustOpenHub(t, hub.Config{CacheSize: 4})
-	v := values(t, &f.Lab, "n=3")
-	r1, err := h.Result(context.Background(), &f.Lab, v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := r1.Series[0].X; len(got) != 5 {
-		t.Fatalf("series has %d points, want 5", len(got))
-	}
-	r2, err := h.Result(context.Background(), &f.Lab, v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f.runs.Load() != 1 {
-		t.Errorf("ran %d times; the second request should come from the cache", f.runs.Load())
-	}
-	if len(r2.Series[0].X) != 5 || r2.URL != "/fake?n=3" {
-		t.Errorf("cached result differs: %+v", r2)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		g := labtest.NewGated("fake", false)
+		h := MustOpenHub(t, hub.Config{CacheSize: 4})
+		v := values(t, g.Lab, "n=3&steps=5")
+		r1, err := h.Result(context.Background(), g.Lab, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if points(r1) != 5 {
+			t.Fatalf("series has %d points, want 5", points(r1))
+		}
+		r2, err := h.Result(context.Background(), g.Lab, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.Runs() != 1 {
+			t.Errorf("ran %d times; the second request should come from the cache", g.Runs())
+		}
+		if points(r2) != 5 || r2.URL != "/fake?n=3&steps=5" {
+			t.Errorf("cached result differs: %+v", r2)
+		}
+	})
 }
 
 func TestViewersShareOneRun(t *testing.T) {
-	gate := make(chan struct{})
-	f := newFakeLab(3, gate)
-	h := MustOpenHub(t, hub.Config{})
-	v := values(t, &f.Lab, "n=2")
-	var wg sync.WaitGroup
-	results := make([]*lab.Result, 10)
-	subs := make(chan struct{}, 10)
-	for i := range results {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s, err := h.Subscribe(&f.Lab, v)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			defer s.Close()
-			subs <- struct{}{}
-			r := lab.NewResult(&f.Lab, v)
-			for {
-				u, done, err := s.Next(context.Background())
+	synctest.Test(t, func(t *testing.T) {
+		g := labtest.NewGated("fake", true)
+		h := MustOpenHub(t, hub.Config{})
+		results := make([]*lab.Result, 10)
+		var wg sync.WaitGroup
+		for i := range results {
+			s := MustSubscribe(t, h, g.Lab, "n=2")
+			wg.Go(func() {
+				r, err := readAll(t, g.Lab, "n=2", s)
 				if err != nil {
 					t.Error(err)
-					return
 				}
-				r.Apply(u)
-				if done {
-					results[i] = r
-					return
-				}
-			}
-		}()
-	}
-	for range results {
-		<-subs
-	}
-	for range 3 {
-		gate <- struct{}{}
-	}
-	wg.Wait()
-	if f.runs.Load() != 1 {
-		t.Errorf("%d runs for 10 viewers of one scenario, want 1", f.runs.Load())
-	}
-	for i, r := range results {
-		if r == nil || len(r.Series) != 1 || len(r.Series[0].X) != 3 {
-			t.Errorf("viewer %d got %+v", i, r)
+				results[i] = r
+			})
 		}
-	}
+		step(t, g, "n=2", 3)
+		wg.Wait()
+		if g.Runs() != 1 {
+			t.Errorf("%d runs for 10 viewers of one scenario, want 1", g.Runs())
+		}
+		for i, r := range results {
+			if points(r) != 3 {
+				t.Errorf("viewer %d got %d points, want 3", i, points(r))
+			}
+		}
+	})
 }
 
 func TestLateViewerSeesEverything(t *testing.T) {
-	gate := make(chan struct{})
-	f := newFakeLab(4, gate)
-	h := MustOpenHub(t, hub.Config{})
-	v := values(t, &f.Lab, "n=5")
-	first, err := h.Subscribe(&f.Lab, v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer first.Close()
-	gate <- struct{}{}
-	gate <- struct{}{}
-	// Wait until the first viewer has seen both updates, then join.
-	seen := 0
-	for seen < 2 {
-		u, _, err := first.Next(context.Background())
+	synctest.Test(t, func(t *testing.T) {
+		g := labtest.NewGated("fake", true)
+		h := MustOpenHub(t, hub.Config{})
+		MustSubscribe(t, h, g.Lab, "n=5&steps=4")
+		step(t, g, "n=5&steps=4", 2)
+		synctest.Wait() // both updates are in the run's state
+		late := MustSubscribe(t, h, g.Lab, "n=5&steps=4")
+		step(t, g, "n=5&steps=4", 2)
+		r, err := readAll(t, g.Lab, "n=5&steps=4", late)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(u.Series) > 0 {
-			seen += len(u.Series[0].X)
+		if points(r) != 4 {
+			t.Errorf("late viewer has %d points, want all 4", points(r))
 		}
-	}
-	late, err := h.Subscribe(&f.Lab, v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer late.Close()
-	gate <- struct{}{}
-	gate <- struct{}{}
-	r := lab.NewResult(&f.Lab, v)
-	for {
-		u, done, err := late.Next(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.Apply(u)
-		if done {
-			break
-		}
-	}
-	if got := r.Series[0].X; len(got) != 4 {
-		t.Errorf("late viewer has %v, want all 4 points", got)
-	}
+	})
 }
 
 func TestSlowReaderGetsMergedState(t *testing.T) {
-	f := newFakeLab(1000, nil)
-	h := MustOpenHub(t, hub.Config{})
-	s, err := h.Subscribe(&f.Lab, values(t, &f.Lab, "n=1"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	// Read nothing until the run is over: the mailbox holds one merged update, not 1000.
-	deadline := time.Now().Add(5 * time.Second)
-	for h.Running() > 0 && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
-	u, done, err := s.Next(context.Background())
-	if err != nil || !done {
-		t.Fatalf("done %v err %v", done, err)
-	}
-	if len(u.Series) != 1 || len(u.Series[0].X) != 1000 || u.Progress.Done != 1000 {
-		t.Errorf("merged update: %d series, progress %+v", len(u.Series), u.Progress)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		g := labtest.NewGated("fake", false)
+		h := MustOpenHub(t, hub.Config{})
+		s := MustSubscribe(t, h, g.Lab, "n=1&steps=1000")
+		synctest.Wait() // the run is over; its 1000 updates wait in the mailbox
+		if h.Running() != 0 {
+			t.Fatalf("%d runs in flight, want 0", h.Running())
+		}
+		u, done, err := s.Next(context.Background())
+		if err != nil || !done {
+			t.Fatalf("done %v err %v", done, err)
+		}
+		if len(u.Series) != 1 || len(u.Series[0].X) != 1000 || u.Progress.Done != 1000 {
+			t.Errorf("merged update: %d series, progress %+v", len(u.Series), u.Progress)
+		}
+	})
 }
 
 func TestBusyAndBudget(t *testing.T) {
-	gate := make(chan struct{})
-	f := newFakeLab(1, gate)
-	h := MustOpenHub(t, hub.Config{MaxRuns: 1, Budget: 100})
-	s, err := h.Subscribe(&f.Lab, values(t, &f.Lab, "n=1"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := h.Subscribe(&f.Lab, values(t, &f.Lab, "n=2")); !errors.Is(err, hub.ErrBusy) {
-		t.Errorf("second scenario with one slot: err = %v, want ErrBusy", err)
-	}
-	// Another viewer of the running scenario is not refused.
-	s2, err := h.Subscribe(&f.Lab, values(t, &f.Lab, "n=1"))
-	if err != nil {
-		t.Errorf("joining the run in flight: %v", err)
-	} else {
-		s2.Close()
-	}
-	var pe *param.Error
-	if _, err := h.Subscribe(&f.Lab, values(t, &f.Lab, "n=101")); !errors.As(err, &pe) || pe.Param != "n" {
-		t.Errorf("over budget: err = %v, want a *param.Error naming n", err)
-	}
-	gate <- struct{}{}
-	if _, done, err := s.Next(context.Background()); err != nil || !waitDone(s, done) {
-		t.Errorf("run did not finish: %v", err)
-	}
-	s.Close()
-}
-
-func waitDone(s *hub.Sub, done bool) bool {
-	for !done {
-		var err error
-		if _, done, err = s.Next(context.Background()); err != nil {
-			return false
+	synctest.Test(t, func(t *testing.T) {
+		g := labtest.NewGated("fake", true)
+		h := MustOpenHub(t, hub.Config{MaxRuns: 1, Budget: 100})
+		s := MustSubscribe(t, h, g.Lab, "n=1&steps=1")
+		if _, err := h.Subscribe(g.Lab, values(t, g.Lab, "n=2")); !errors.Is(err, hub.ErrBusy) {
+			t.Errorf("second scenario with one slot: err = %v, want ErrBusy", err)
 		}
-	}
-	return true
+		// Another viewer of the running scenario is not refused.
+		MustSubscribe(t, h, g.Lab, "n=1&steps=1")
+		var pe *param.Error
+		if _, err := h.Subscribe(g.Lab, values(t, g.Lab, "n=101")); !errors.As(err, &pe) || pe.Param != "n" {
+			t.Errorf("over budget: err = %v, want a *param.Error naming n", err)
+		}
+		step(t, g, "n=1&steps=1", 1)
+		if _, err := readAll(t, g.Lab, "n=1&steps=1", s); err != nil {
+			t.Errorf("run did not finish: %v", err)
+		}
+	})
 }
 
 func TestLastViewerLeavingCancels(t *testing.T) {
-	gate := make(chan struct{})
-	f := newFakeLab(10, gate)
-	h := MustOpenHub(t, hub.Config{MaxRuns: 1})
-	s, err := h.Subscribe(&f.Lab, values(t, &f.Lab, "n=1"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for h.Running() > 0 && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
-	if h.Running() != 0 {
-		t.Fatal("run still in flight after its only viewer left")
-	}
-	// The slot is free again.
-	s, err = h.Subscribe(&f.Lab, values(t, &f.Lab, "n=2"))
-	if err != nil {
-		t.Fatalf("slot not released: %v", err)
-	}
-	s.Close()
+	synctest.Test(t, func(t *testing.T) {
+		g := labtest.NewGated("fake", true)
+		h := MustOpenHub(t, hub.Config{MaxRuns: 1})
+		s, err := h.Subscribe(g.Lab, values(t, g.Lab, "n=1&steps=10"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		if g.Running() != 1 {
+			t.Fatalf("%d runs executing, want 1", g.Running())
+		}
+		s.Close()
+		synctest.Wait()
+		if h.Running() != 0 || g.Running() != 0 {
+			t.Fatalf("hub has %d runs, lab %d, after the only viewer left; want 0", h.Running(), g.Running())
+		}
+		// The slot is free again.
+		MustSubscribe(t, h, g.Lab, "n=2")
+	})
 }
 
 func TestDrain(t *testing.T) {
-	gate := make(chan struct{})
-	f := newFakeLab(1, gate)
-	h := MustOpenHub(t, hub.Config{CacheSize: 4})
-	if _, err := h.Result(context.Background(), &newFakeLab(1, nil).Lab, values(t, &f.Lab, "n=9")); err != nil {
-		t.Fatal(err)
-	}
-	s, err := h.Subscribe(&f.Lab, values(t, &f.Lab, "n=1"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	drained := make(chan struct{})
-	go func() {
-		h.Drain(context.Background())
-		close(drained)
-	}()
-	for !h.Draining() {
-		time.Sleep(time.Millisecond)
-	}
-	if _, err := h.Subscribe(&f.Lab, values(t, &f.Lab, "n=2")); !errors.Is(err, hub.ErrDraining) {
-		t.Errorf("new run while draining: err = %v, want ErrDraining", err)
-	}
-	if c, err := h.Subscribe(&f.Lab, values(t, &f.Lab, "n=9")); err != nil {
-		t.Errorf("cached result while draining: %v", err)
-	} else {
-		c.Close()
-	}
-	select {
-	case <-drained:
-		t.Fatal("Drain returned with a run in flight")
-	case <-time.After(20 * time.Millisecond):
-	}
-	gate <- struct{}{}
-	select {
-	case <-drained:
-	case <-time.After(5 * time.Second):
-		t.Fatal("Drain did not return after the run finished")
-	}
+	synctest.Test(t, func(t *testing.T) {
+		g := labtest.NewGated("fake", true)
+		free := labtest.NewGated("fake", false)
+		h := MustOpenHub(t, hub.Config{CacheSize: 4})
+		if _, err := h.Result(context.Background(), free.Lab, values(t, free.Lab, "n=9")); err != nil {
+			t.Fatal(err)
+		}
+		MustSubscribe(t, h, g.Lab, "n=1&steps=1")
+		drained := make(chan struct{})
+		go func() {
+			h.Drain(context.Background())
+			close(drained)
+		}()
+		synctest.Wait()
+		if !h.Draining() {
+			t.Fatal("not draining")
+		}
+		if _, err := h.Subscribe(g.Lab, values(t, g.Lab, "n=2")); !errors.Is(err, hub.ErrDraining) {
+			t.Errorf("new run while draining: err = %v, want ErrDraining", err)
+		}
+		MustSubscribe(t, h, g.Lab, "n=9") // a cached result is still served
+		select {
+		case <-drained:
+			t.Fatal("Drain returned with a run in flight")
+		default:
+		}
+		step(t, g, "n=1&steps=1", 1)
+		synctest.Wait()
+		select {
+		case <-drained:
+		default:
+			t.Fatal("Drain did not return after the run finished")
+		}
+	})
 }
 
 func TestDrainDeadlineCancels(t *testing.T) {
-	f := newFakeLab(1, make(chan struct{})) // never opens
-	h := MustOpenHub(t, hub.Config{})
-	s, err := h.Subscribe(&f.Lab, values(t, &f.Lab, "n=1"))
-	if err != nil {
-		t.Fatal(err)
+	synctest.Test(t, func(t *testing.T) {
+		g := labtest.NewGated("fake", true) // never stepped
+		h := MustOpenHub(t, hub.Config{})
+		s := MustSubscribe(t, h, g.Lab, "n=1")
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		h.Drain(ctx)
+		if d := time.Since(start); d != 50*time.Millisecond {
+			t.Errorf("Drain returned after %v, want the deadline, 50ms", d)
+		}
+		_, done, err := s.Next(context.Background())
+		if !done || !errors.Is(err, context.Canceled) {
+			t.Errorf("after the drain deadline: done %v err %v, want the run cancelled", done, err)
+		}
+	})
+}
+
+// ignoring is a lab whose runs ignore cancellation: each waits for one token of gate and
+// returns nil, as a run does that finishes just as it is cancelled.
+func ignoring(gate chan struct{}, runs *atomic.Int32) *lab.Lab {
+	return &lab.Lab{
+		Name:   "ignoring",
+		Params: param.Set{{Name: "k", Kind: param.Int, Default: "0", Min: 0, Max: 9}},
+		Run: func(ctx context.Context, v param.Values, emit func(lab.Update)) error {
+			runs.Add(1)
+			<-gate
+			emit(lab.Update{Summary: map[string]any{"k": v.Int("k")}})
+			return nil
+		},
 	}
-	defer s.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	h.Drain(ctx)
-	_, done, err := s.Next(context.Background())
-	if !done || !errors.Is(err, context.Canceled) {
-		t.Errorf("after the drain deadline: done %v err %v, want the run cancelled", done, err)
-	}
+}
+
+// TestCacheKeepsOneEntryPerKey: a run cancelled as it finished and a fresh run of the same
+// scenario both store their (equal) results; the cache must hold the key once, so evicting
+// the older store does not un-cache the newer.
+func TestCacheKeepsOneEntryPerKey(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		gate := make(chan struct{})
+		var runs atomic.Int32
+		l := ignoring(gate, &runs)
+		h := MustOpenHub(t, hub.Config{MaxRuns: 2, CacheSize: 2})
+		a, err := h.Subscribe(l, values(t, l, "k=1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Close()                     // cancels the run, which ignores it
+		MustSubscribe(t, h, l, "k=1") // a fresh run of the same key
+		gate <- struct{}{}
+		gate <- struct{}{}
+		synctest.Wait()
+		if runs.Load() != 2 || h.Running() != 0 {
+			t.Fatalf("%d runs, %d in flight; want 2 finished", runs.Load(), h.Running())
+		}
+		go func() { gate <- struct{}{} }()
+		if _, err := h.Result(context.Background(), l, values(t, l, "k=2")); err != nil { // evicts the oldest entry
+			t.Fatal(err)
+		}
+		defer close(gate) // lets a run of k=1, should one start, end
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if _, err := h.Result(ctx, l, values(t, l, "k=1")); err != nil || runs.Load() != 3 {
+			t.Errorf("k=1 ran again (%d runs, err %v): the cache of 2 holding k=1 and k=2 lost k=1", runs.Load(), err)
+		}
+	})
+}
+
+// TestPanicEndsOnlyTheRun: a lab that panics ends its run with ErrPanic; the hub goes on.
+func TestPanicEndsOnlyTheRun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := labtest.NewGated("fake", false)
+		h := MustOpenHub(t, hub.Config{MaxRuns: 1, CacheSize: 4})
+		_, err := h.Result(context.Background(), g.Lab, values(t, g.Lab, "panic=run"))
+		if !errors.Is(err, hub.ErrPanic) {
+			t.Fatalf("err = %v, want ErrPanic", err)
+		}
+		synctest.Wait()
+		if h.Running() != 0 {
+			t.Fatalf("%d runs in flight after the panic", h.Running())
+		}
+		if _, err := h.Result(context.Background(), g.Lab, values(t, g.Lab, "n=4")); err != nil {
+			t.Errorf("the next run: %v", err)
+		}
+	})
 }

@@ -7,9 +7,10 @@ import (
 	"github.com/resilience-playground/playground/labs/backoff"
 )
 
-// Registry returns a registry of every lab, in the order the site lists them.
-func Registry() *lab.Registry {
-	return lab.NewRegistry(
+// Registry returns a registry of every lab, in the order the site lists them, followed by
+// extra (labs of tests).
+func Registry(extra ...*lab.Lab) *lab.Registry {
+	return lab.NewRegistry(append([]*lab.Lab{
 		backoff.Lab(),
-	)
+	}, extra...)...)
 }

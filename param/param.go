@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Kind is the type of a parameter.
@@ -141,7 +142,7 @@ func (s Set) Defaults() Values {
 // ParseQuery parses a raw query string (without the leading '?').
 func (s Set) ParseQuery(raw string) (Values, error) {
 	if len(raw) > MaxQueryLen {
-		return Values{}, errorf("", "the query is %d bytes long; the limit is %d", len(raw), MaxQueryLen)
+		return Values{}, tooLong(raw)
 	}
 	q, err := url.ParseQuery(raw)
 	if err != nil {
@@ -184,6 +185,30 @@ func (s Set) Parse(q url.Values) (Values, error) {
 	return v, nil
 }
 
+// tooLong is the error of a query over MaxQueryLen. It blames the parameter name that takes
+// the most bytes of the query (over all its repetitions), so the person can see what to
+// shorten; a query whose largest part has no readable name blames the query as a whole.
+func tooLong(raw string) *Error {
+	bytesOf := map[string]int{}
+	var worst string
+	for part := range strings.SplitSeq(raw, "&") {
+		name, _, _ := strings.Cut(part, "=")
+		key, err := url.QueryUnescape(name)
+		if err != nil {
+			key = "" // unreadable: blame the query
+		}
+		bytesOf[key] += len(part) + 1
+		if bytesOf[key] > bytesOf[worst] || (bytesOf[key] == bytesOf[worst] && key < worst) {
+			worst = key
+		}
+	}
+	if worst == "" || !utf8.ValidString(worst) {
+		return errorf("", "the query is %d bytes long; the limit is %d", len(raw), MaxQueryLen)
+	}
+	return errorf(clip(worst), "the query is %d bytes long, the limit is %d; %s takes %d of those bytes: shorten it",
+		len(raw), MaxQueryLen, clip(worst), bytesOf[worst])
+}
+
 func (s Set) names() []string {
 	n := make([]string, len(s))
 	for i, sp := range s {
@@ -192,11 +217,16 @@ func (s Set) names() []string {
 	return n
 }
 
+// clip shortens s to about 40 bytes for a message, cutting at a rune boundary.
 func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "…"
+	if len(s) <= 40 {
+		return s
 	}
-	return s
+	i := 40
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }
 
 // parse validates one raw value.
@@ -479,7 +509,7 @@ func (s Set) Salvage(q url.Values) (Values, []*Error) {
 // gives the defaults and its error.
 func (s Set) SalvageQuery(raw string) (Values, []*Error) {
 	if len(raw) > MaxQueryLen {
-		return s.Defaults(), []*Error{errorf("", "the query is %d bytes long; the limit is %d", len(raw), MaxQueryLen)}
+		return s.Defaults(), []*Error{tooLong(raw)}
 	}
 	q, err := url.ParseQuery(raw)
 	v, errs := s.Salvage(q) // ParseQuery keeps what it could read

@@ -272,6 +272,11 @@ func TestParseInvalid(t *testing.T) {
 		{kinds, "x=2&n=1&n=2", "n", []string{"n is given 2 times"}},
 		{kinds, "x=2&n=500", "n", []string{"n must be between"}}, // declaration order
 		{kinds, longQuery + "&", "", []string{"the query is 2049 bytes long; the limit is 2048"}},
+		// An overlong query blames the name that takes most of its bytes.
+		{kinds, "n=1&x=" + strings.Repeat("1", param.MaxQueryLen), "x", []string{"the query is 2054 bytes long, the limit is 2048; x takes 2051 of those bytes"}},
+		{kinds, strings.Repeat("n=1&", param.MaxQueryLen/4+1), "n", []string{"n takes 2052 of those bytes"}},
+		{kinds, "x=1&" + strings.Repeat("%zz", param.MaxQueryLen), "", []string{"the query is 6148 bytes long; the limit is 2048"}},
+		{kinds, "n=1&" + longName + "=" + strings.Repeat("1", param.MaxQueryLen), longName[:40] + "…", []string{longName[:40] + "… takes"}},
 		{kinds, "n=%zz", "", []string{"the query is malformed", `invalid URL escape "%zz"`}},
 		{kinds, "%zz=1", "", []string{"the query is malformed", `"%zz"`}},
 		{kinds, "n=1%2", "", []string{"the query is malformed"}},

@@ -1,8 +1,9 @@
 // Command playground serves the Resilience Playground, or runs one scenario from the command
 // line.
 //
-//	playground [serve] [-addr :8080] [-max-runs N] [-drain 20s] [-allow-origin host]...
+//	playground [serve] [-addr localhost:8080] [-max-runs N] [-drain 20s] [-allow-host name]... [-allow-origin host]...
 //	playground run [-format json|csv] URL
+//	playground help
 //
 // URL is a page or API URL such as '/backoff?clients=100&seed=7' (scheme and host optional).
 // run prints the same JSON as GET /api/v1/...; with -format csv it prints the series. Bad input
@@ -37,10 +38,18 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// extraLabs are labs added to the registry by build-tagged files (the e2e tests' gated lab).
+var extraLabs []*lab.Lab
+
+func registry() *lab.Registry { return labs.Registry(extraLabs...) }
+
 func run(args []string, stdout, stderr io.Writer) int {
 	cmd := "serve"
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+	switch {
+	case len(args) > 0 && !strings.HasPrefix(args[0], "-"):
 		cmd, args = args[0], args[1:]
+	case len(args) > 0 && isHelp(args[0]):
+		cmd = "help" // playground -h: the whole usage, not only serve's flags
 	}
 	switch cmd {
 	case "serve":
@@ -48,7 +57,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "run":
 		return runURL(args, stdout, stderr)
 	case "help":
-		usage(stderr)
+		usage(stdout)
 		return 0
 	}
 	fmt.Fprintf(stderr, "playground: unknown command %q\n", cmd)
@@ -56,13 +65,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 2
 }
 
+func isHelp(arg string) bool { return arg == "-h" || arg == "-help" || arg == "--help" }
+
 func usage(w io.Writer) {
 	fmt.Fprint(w, `usage:
   playground [serve] [flags]        serve the playground (see playground serve -h)
   playground run [-format csv] URL  run one scenario, e.g. '/backoff?clients=100&seed=7'
+  playground help                   this text
 
 `)
-	for _, l := range labs.Registry().All() {
+	for _, l := range registry().All() {
 		fmt.Fprintf(w, "/%s — %s\n", l.Name, l.Title)
 		for _, p := range l.Params {
 			fmt.Fprintf(w, "  %-14s %-9s default %-22s %s\n", p.Name, p.Kind, p.Default, p.Help)
@@ -70,10 +82,11 @@ func usage(w io.Writer) {
 	}
 }
 
-type origins []string
+// names is a repeatable flag.
+type names []string
 
-func (o *origins) String() string     { return strings.Join(*o, ",") }
-func (o *origins) Set(v string) error { *o = append(*o, v); return nil }
+func (o *names) String() string     { return strings.Join(*o, ",") }
+func (o *names) Set(v string) error { *o = append(*o, v); return nil }
 
 func serve(args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
@@ -82,16 +95,20 @@ func serve(args []string, stderr io.Writer) int {
 	maxRuns := fs.Int("max-runs", runtime.NumCPU(), "simulations at once")
 	budget := fs.Int64("budget", api.DefaultBudget, "most simulated events per run")
 	drain := fs.Duration("drain", 20*time.Second, "on SIGTERM, how long runs in flight may finish")
-	var allow origins
+	var hosts, allow names
+	fs.Var(&hosts, "allow-host", "host name (or pattern such as *.example.com) the server answers to besides localhost and IP addresses (repeatable)")
 	fs.Var(&allow, "allow-origin", "host pattern of another origin whose pages may open streams (repeatable)")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
 		return 2
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 
 	metrics := api.NewMetrics(prometheus.NewRegistry())
 	h := hub.New(hub.Config{MaxRuns: *maxRuns, Budget: *budget, CacheSize: 512, Observe: metrics.ObserveRun})
-	srv := api.New(api.Config{Labs: labs.Registry(), Hub: h, Log: log, AllowedOrigins: allow, Metrics: metrics})
+	srv := api.New(api.Config{Labs: registry(), Hub: h, Log: log, AllowedHosts: hosts, AllowedOrigins: allow, Metrics: metrics})
 	hs := &http.Server{
 		Handler:           srv,
 		ReadHeaderTimeout: 5 * time.Second,
@@ -120,19 +137,29 @@ func serve(args []string, stderr io.Writer) int {
 	}
 
 	// Lame duck: report not ready, start no new runs, let runs in flight finish until the
-	// deadline, close streams with 1001 so pages reconnect elsewhere, then exit.
+	// deadline, then cancel what still runs; every stream is closed with 1001 so pages
+	// reconnect elsewhere, within a short grace after the deadline; then exit.
 	log.Info("draining", "deadline", drain.String())
 	deadline, cancel := context.WithTimeout(context.Background(), *drain)
 	defer cancel()
 	srv.Drain()
 	h.Drain(deadline)
-	_ = srv.WaitStreams(deadline)
-	if err := hs.Shutdown(deadline); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+	srv.CloseStreams()
+	grace, cancelGrace := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancelGrace()
+	if err := srv.WaitStreams(grace); err != nil {
+		log.Warn("streams still open after the grace period", "err", err)
+	}
+	if err := hs.Shutdown(grace); err != nil {
 		log.Warn("shutdown", "err", err)
 	}
 	log.Info("stopped")
 	return 0
 }
+
+// shutdownGrace is how long, after the drain deadline, streams have to send their close
+// frames and HTTP requests to finish.
+const shutdownGrace = 2 * time.Second
 
 func runURL(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
@@ -141,6 +168,9 @@ func runURL(args []string, stdout, stderr io.Writer) int {
 	budget := fs.Int64("budget", api.DefaultBudget, "most simulated events per run")
 	quiet := fs.Bool("q", false, "no progress on standard error")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
 		return 2
 	}
 	if fs.NArg() != 1 {
@@ -161,7 +191,7 @@ func runURL(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	res, err := api.RunURL(ctx, labs.Registry(), fs.Arg(0), *budget, progress)
+	res, err := api.RunURL(ctx, registry(), fs.Arg(0), *budget, progress)
 	if !*quiet {
 		fmt.Fprint(stderr, "\r\033[K")
 	}

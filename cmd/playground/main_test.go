@@ -76,6 +76,10 @@ func TestRunErrors(t *testing.T) {
 		{[]string{"run", "-format", "xml", "/backoff"}, 2, "-format must be json or csv"},
 		{[]string{"frobnicate"}, 2, "unknown command"},
 		{[]string{"serve", "-addr", "256.0.0.1:99999"}, 1, "playground:"},
+		{[]string{"serve", "-nosuchflag"}, 2, "flag provided but not defined"},
+		{[]string{"run", "/backoff#frag?clients=5"}, 2, "put the query (?...) before any #"},
+		{[]string{"run", "/backoff?clients=5#x=1"}, 2, "fragment"},
+		{[]string{"run", "/backoff?" + strings.Repeat("sweep=off&", 300)}, 2, "sweep takes 3000 of those bytes"},
 	} {
 		code, _, errs := runCLI(tc.args...)
 		if code != tc.code || !strings.Contains(errs, tc.want) {
@@ -84,14 +88,31 @@ func TestRunErrors(t *testing.T) {
 	}
 }
 
-func TestHelpListsParameters(t *testing.T) {
-	code, _, errs := runCLI("help")
-	if code != 0 {
-		t.Fatalf("exit %d", code)
-	}
-	for _, p := range labs.Registry().All()[0].Params {
-		if !strings.Contains(errs, p.Name) {
-			t.Errorf("help does not list %s", p.Name)
+// TestHelp: asked for help in any of the usual ways, the command prints its usage with every
+// lab's parameters on standard output and exits 0.
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{{"help"}, {"-h"}, {"--help"}, {"-help"}} {
+		code, out, errs := runCLI(args...)
+		if code != 0 || errs != "" {
+			t.Errorf("%v: exit %d, stderr %q; want 0 and nothing", args, code, errs)
 		}
+		if !strings.HasPrefix(out, "usage:") || !strings.Contains(out, "playground run") {
+			t.Errorf("%v: stdout %.100q, want the usage", args, out)
+		}
+		for _, p := range labs.Registry().All()[0].Params {
+			if !strings.Contains(out, p.Name) {
+				t.Errorf("%v: help does not list %s", args, p.Name)
+			}
+		}
+	}
+	for _, args := range [][]string{{"serve", "-h"}, {"run", "-h"}} {
+		code, _, errs := runCLI(args...)
+		if code != 0 || !strings.Contains(errs, "-") {
+			t.Errorf("%v: exit %d, stderr %q; want 0 and the flags", args, code, errs)
+		}
+	}
+	code, _, errs := runCLI("serve", "-h")
+	if !strings.Contains(errs, "-allow-host") || code != 0 {
+		t.Errorf("serve -h does not document -allow-host: %q", errs)
 	}
 }

@@ -50,8 +50,10 @@ var Params = param.Set{
 // this many times its estimated events before it is stopped as runaway.
 const runawayFactor = 20
 
-// Lab returns the backoff & jitter lab.
+// Lab returns the backoff & jitter lab. Each lab value has its own memo of simulated points
+// (see pointKey), shared by all of its runs.
 func Lab() *lab.Lab {
+	r := &runner{points: newMemo(memoSize)}
 	return &lab.Lab{
 		Name:  "backoff",
 		Title: "Exponential backoff and jitter",
@@ -62,8 +64,16 @@ func Lab() *lab.Lab {
 		View:       view,
 		Cost:       Cost,
 		CostParams: []string{"trials", "clients", "sweep", "strategies"},
-		Run:        Run,
+		Run:        r.Run,
 	}
+}
+
+// memoSize is how many points a lab's memo keeps: about 20,000 points, a few megabytes.
+const memoSize = 20000
+
+// runner runs scenarios of one lab value.
+type runner struct {
+	points *memo
 }
 
 // scenario is the typed form of the parameters.
@@ -179,7 +189,7 @@ type point struct {
 
 // Run simulates scenario v and reports, in order: the retry schedule, the chosen client count
 // (summary.strategies and the writes-over-time histograms), then the sweep point by point.
-func Run(ctx context.Context, v param.Values, emit func(lab.Update)) error {
+func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update)) error {
 	s := scenarioOf(v)
 	emit(scheduleUpdate(s))
 
@@ -197,7 +207,7 @@ func Run(ctx context.Context, v param.Values, emit func(lab.Update)) error {
 	tr := lab.NewTracker(emit, total)
 	var chosen point
 	err := tr.Stage("clients", func() (err error) {
-		chosen, err = pointAt(ctx, s, names, s.clients, true, tr)
+		chosen, err = r.pointAt(ctx, s, names, s.clients, true, tr)
 		return err
 	})
 	if err != nil {
@@ -237,7 +247,7 @@ func Run(ctx context.Context, v param.Values, emit func(lab.Update)) error {
 		p := chosen
 		if int(n) != s.clients {
 			err := tr.Stage("sweep", func() (err error) {
-				p, err = pointAt(ctx, s, s.strategies, int(n), false, tr)
+				p, err = r.pointAt(ctx, s, s.strategies, int(n), false, tr)
 				return err
 			})
 			if err != nil {
@@ -273,13 +283,13 @@ func pctChange(x, ref float64) float64 {
 
 // pointAt returns every named strategy's outcome at n clients, from the memo where it has
 // them and by simulation otherwise, counting each simulation (or memoised one) in tr.
-func pointAt(ctx context.Context, s scenario, names []string, n int, withHist bool, tr *lab.Tracker) (point, error) {
+func (r *runner) pointAt(ctx context.Context, s scenario, names []string, n int, withHist bool, tr *lab.Tracker) (point, error) {
 	p := point{writes: make([]float64, len(names)), completion: make([]float64, len(names)), hists: make([]*engine.Histogram, len(names))}
 	key := func(name string) pointKey { return pointKey{strategy: name, clients: n, setting: s.setting} }
 	var missing []string
 	var at []int
 	for i, name := range names {
-		if v, ok := points.get(key(name), withHist); ok {
+		if v, ok := r.points.get(key(name), withHist); ok {
 			p.writes[i], p.completion[i], p.hists[i] = v.writes, v.completion, v.hist
 			tr.Add(int64(s.trials))
 			continue
@@ -299,7 +309,7 @@ func pointAt(ctx context.Context, s scenario, names []string, n int, withHist bo
 			v.hist = q.hists[j]
 			v.hist.Coarsen(timelineBins)
 		}
-		points.put(key(names[i]), v)
+		r.points.put(key(names[i]), v)
 		p.writes[i], p.completion[i], p.hists[i] = v.writes, v.completion, v.hist
 	}
 	return p, nil

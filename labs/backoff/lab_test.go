@@ -17,15 +17,21 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 
-// mustRun runs a scenario URL query with an empty memo, so the simulation itself is tested.
+// mustRun runs a scenario URL query on a new lab value, whose memo is empty, so the
+// simulation itself is tested.
 func mustRun(tb testing.TB, query string) *lab.Result {
 	tb.Helper()
-	points = newMemo(20000)
+	return mustRunOn(tb, Lab(), query)
+}
+
+// mustRunOn runs a scenario URL query on lab l.
+func mustRunOn(tb testing.TB, l *lab.Lab, query string) *lab.Result {
+	tb.Helper()
 	v, err := Params.ParseQuery(query)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	r, err := Lab().Execute(context.Background(), v, nil)
+	r, err := l.Execute(context.Background(), v, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -143,15 +149,9 @@ func TestGolden(t *testing.T) {
 func TestMemoMatchesSimulation(t *testing.T) {
 	const q = "clients=20&trials=5&sweep=10:30:10"
 	fresh := mustRun(t, q)
-	v, _ := Params.ParseQuery("clients=30&trials=5&sweep=10:30:10") // fills the memo with N=10..30
-	if _, err := Lab().Execute(context.Background(), v, nil); err != nil {
-		t.Fatal(err)
-	}
-	v, _ = Params.ParseQuery(q)
-	memoised, err := Lab().Execute(context.Background(), v, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := Lab()
+	mustRunOn(t, l, "clients=30&trials=5&sweep=10:30:10") // fills l's memo with N=10..30
+	memoised := mustRunOn(t, l, q)
 	a, _ := json.Marshal(fresh)
 	b, _ := json.Marshal(memoised)
 	if !bytes.Equal(a, b) {
@@ -230,24 +230,23 @@ func TestCommonRandomNumbers(t *testing.T) {
 	}
 }
 
+// TestCancel cancels a long run as it reports its first progress: it must stop with the
+// context's error, long before its work is done.
 func TestCancel(t *testing.T) {
-	points = newMemo(20000)
 	v, _ := Params.ParseQuery("clients=1000&strategies=none&trials=1000&sweep=off")
 	ctx, cancel := context.WithCancel(context.Background())
-	errc := make(chan error, 1)
-	go func() {
-		_, err := Lab().Execute(ctx, v, nil)
-		errc <- err
-	}()
-	time.Sleep(50 * time.Millisecond)
-	cancel()
-	select {
-	case err := <-errc:
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("err = %v, want context.Canceled", err)
+	var last lab.Progress
+	_, err := Lab().Execute(ctx, v, func(u lab.Update) {
+		if u.Progress != nil {
+			last = *u.Progress
+			cancel()
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("run did not stop after cancel")
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+	if last.Total == 0 || last.Done > last.Total/10 {
+		t.Errorf("last progress %+v: the run went on after it was cancelled", last)
 	}
 }
 
@@ -302,11 +301,12 @@ func BenchmarkSimulate(b *testing.B) {
 // BenchmarkDragClients is what a viewer dragging the clients slider costs at the default
 // scenario: the sweep is memoised, so only the chosen N is simulated.
 func BenchmarkDragClients(b *testing.B) {
-	_ = mustRun(b, "") // warm the memo with the default sweep
+	l := Lab()
+	_ = mustRunOn(b, l, "") // warm the memo with the default sweep
 	for i := 0; b.Loop(); i++ {
 		n := 101 + i%800
 		v, _ := Params.ParseQuery("clients=" + itoa(n))
-		if _, err := Lab().Execute(context.Background(), v, nil); err != nil {
+		if _, err := l.Execute(context.Background(), v, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -316,7 +316,6 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 // TestProgress checks a run reports progress that only grows and ends complete.
 func TestProgress(t *testing.T) {
-	points = newMemo(20000)
 	v, _ := Params.ParseQuery("clients=40&trials=10&sweep=10:40:10")
 	var last *lab.Progress
 	_, err := Lab().Execute(context.Background(), v, func(u lab.Update) {

@@ -24,7 +24,7 @@ type pointValue struct {
 	hist               *engine.Histogram // nil when not recorded
 }
 
-// memo is a bounded LRU of points shared by every run of the lab.
+// memo is a bounded LRU of points shared by every run of one lab value.
 type memo struct {
 	mu    sync.Mutex
 	max   int
@@ -74,6 +74,3 @@ func (m *memo) put(k pointKey, v pointValue) {
 		delete(m.items, old.Value.(*memoEntry).key)
 	}
 }
-
-// points is the lab's memo: about 20,000 points, a few megabytes.
-var points = newMemo(20000)
