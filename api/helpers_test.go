@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,21 +28,6 @@ import (
 
 // small is a scenario that runs in milliseconds.
 const small = "clients=20&trials=5&sweep=10:30:10"
-
-// fresh returns query with a seed no other scenario of this process has used. The backoff
-// lab memoises simulated points, so a scenario run (or partly run) before would be served
-// from memory instead of being simulated.
-func fresh(query string) string {
-	s := "seed=" + strconv.FormatInt(seeds.Add(1), 10)
-	if query == "" {
-		return s
-	}
-	return query + "&" + s
-}
-
-var seeds atomic.Int64
-
-func init() { seeds.Store(1 << 40) }
 
 // readTimeout bounds every wait on the server; generous for -race on a small machine. (In a
 // synctest bubble it is fake time: a hung test fails at once.)
@@ -204,19 +188,6 @@ type pipeAddr struct{}
 
 func (pipeAddr) Network() string { return "pipe" }
 func (pipeAddr) String() string  { return "localhost:80" }
-
-// waitFor polls cond until it holds, failing the test after timeout. It is for tests outside
-// a synctest bubble, where the server's goroutines cannot be waited for.
-func waitFor(tb testing.TB, timeout time.Duration, what string, cond func() bool) {
-	tb.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			tb.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
 
 // Get fetches path and returns the response (body closed) and its body.
 func (s *Server) Get(tb testing.TB, path string) (*http.Response, []byte) {
