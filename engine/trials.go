@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Trials runs trials 0..n-1 on at most workers goroutines. newWorker is called once per
@@ -14,7 +15,8 @@ import (
 //
 // Trials returns nil when every trial ran. Otherwise it returns the error of the failing trial
 // with the lowest index (trials above a failure are skipped, those below still run, so this
-// does not depend on scheduling either), or ctx's error when ctx ended before every trial ran.
+// does not depend on scheduling either), or the error that stopped it early: ctx's, or that of
+// ctx's [Pacer], which admits each worker's trials a [Quantum] at a time.
 func Trials(ctx context.Context, n, workers int, newWorker func() func(trial int) error) error {
 	workers = max(1, min(workers, n))
 	runs := make([]func(int) error, workers)
@@ -27,21 +29,49 @@ func Trials(ctx context.Context, n, workers int, newWorker func() func(trial int
 		firstFail atomic.Int64 // lowest failed index, or n
 		wg        sync.WaitGroup
 		errs      = make([]error, n)
+		stopped   atomic.Pointer[error] // why a worker's pacer stopped it
+		pacer     = PacerOf(ctx)
 	)
 	firstFail.Store(int64(n))
-	work := func(run func(int) error) {
+	// one runs trials until none are left or, when paced, for about a quantum; it reports
+	// whether there may be more to do.
+	one := func(run func(int) error, until time.Time) bool {
 		for {
 			t := next.Add(1) - 1
 			if t >= int64(n) || t > firstFail.Load() || ctx.Err() != nil {
-				return
+				return false
 			}
 			if err := run(int(t)); err != nil {
 				errs[t] = err
 				for f := firstFail.Load(); t < f && !firstFail.CompareAndSwap(f, t); f = firstFail.Load() {
 				}
-				continue
+			} else {
+				completed.Add(1)
 			}
-			completed.Add(1)
+			if pacer != nil && !time.Now().Before(until) {
+				return true
+			}
+		}
+	}
+	work := func(run func(int) error) {
+		if pacer == nil {
+			one(run, time.Time{})
+			return
+		}
+		for {
+			if next.Load() >= int64(n) {
+				return
+			}
+			if err := pacer.Acquire(ctx); err != nil {
+				stopped.CompareAndSwap(nil, &err)
+				return
+			}
+			start := time.Now()
+			more := one(run, start.Add(Quantum))
+			pacer.Release(time.Since(start))
+			if !more {
+				return
+			}
 		}
 	}
 	for _, run := range runs[1:] {
@@ -58,6 +88,12 @@ func Trials(ctx context.Context, n, workers int, newWorker func() func(trial int
 	}
 	if completed.Load() == int64(n) {
 		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := stopped.Load(); err != nil {
+		return *err
 	}
 	return ctx.Err()
 }

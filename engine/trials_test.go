@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/resilience-playground/playground/engine"
@@ -265,4 +267,98 @@ func TestTrialsZero(t *testing.T) {
 			}
 		})
 	}
+}
+
+// countingPacer admits every quantum and counts them, refusing after limit quanta when limit
+// is positive.
+type countingPacer struct {
+	acquired, released atomic.Int32
+	inside             atomic.Int32 // quanta acquired and not yet released
+	most               atomic.Int32
+	used               atomic.Int64
+	limit              int32
+}
+
+var errTooMuch = errors.New("pacer: this run has computed enough")
+
+func (p *countingPacer) Acquire(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if p.limit > 0 && p.acquired.Load() >= p.limit {
+		return errTooMuch
+	}
+	p.acquired.Add(1)
+	in := p.inside.Add(1)
+	for m := p.most.Load(); in > m && !p.most.CompareAndSwap(m, in); m = p.most.Load() {
+	}
+	return nil
+}
+
+func (p *countingPacer) Release(used time.Duration) {
+	p.inside.Add(-1)
+	p.released.Add(1)
+	p.used.Add(int64(used))
+}
+
+// TestTrialsPaced: a paced run asks its pacer for every quantum of work, hands each back, gets
+// the same results as an unpaced one, and stops with the pacer's error when refused.
+func TestTrialsPaced(t *testing.T) {
+	const n = 200
+	want := runTrials(t, n, 1)
+	for _, workers := range []int{1, 3} {
+		p := &countingPacer{}
+		ctx := engine.WithPacer(context.Background(), p)
+		got := make([]uint64, n)
+		err := engine.Trials(ctx, n, workers, func() func(int) error {
+			var (
+				l engine.Loop
+				s engine.Source
+			)
+			r := rand.New(&s)
+			return func(trial int) error {
+				if p.inside.Load() < 1 {
+					t.Errorf("trial %d ran outside a quantum", trial)
+				}
+				got[trial] = simulate(&l, &s, r, trial)
+				return nil
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("workers=%d: paced results differ from unpaced ones", workers)
+		}
+		if a, r := p.acquired.Load(), p.released.Load(); a == 0 || a != r || p.used.Load() <= 0 {
+			t.Errorf("workers=%d: %d quanta acquired, %d released, %v used", workers, a, r, time.Duration(p.used.Load()))
+		}
+		if m := p.most.Load(); m > int32(workers) {
+			t.Errorf("workers=%d: %d quanta at once", workers, m)
+		}
+	}
+
+	// On synctest's clock, each trial takes a tenth of a quantum: the one quantum the pacer
+	// grants holds exactly ten trials.
+	synctest.Test(t, func(t *testing.T) {
+		p := &countingPacer{limit: 1}
+		ctx := engine.WithPacer(context.Background(), p)
+		ran := atomic.Int32{}
+		err := engine.Trials(ctx, 1000, 2, func() func(int) error {
+			return func(int) error {
+				ran.Add(1)
+				time.Sleep(engine.Quantum / 10)
+				return nil
+			}
+		})
+		if !errors.Is(err, errTooMuch) {
+			t.Errorf("refused run: Trials = %v, want the pacer's error", err)
+		}
+		if r := ran.Load(); r != 10 {
+			t.Errorf("refused run ran %d trials, want the 10 of its one quantum", r)
+		}
+		if err := engine.Pace(ctx, func() error { return nil }); !errors.Is(err, errTooMuch) {
+			t.Errorf("Pace after the limit = %v, want the pacer's error", err)
+		}
+	})
 }

@@ -4,10 +4,23 @@
 // kept in a bounded cache keyed by canonical URL, since the same URL always gives the same
 // result.
 //
-// The hub bounds the work of the whole server: at most MaxRuns simulations at once, each
-// within the work budget checked before it starts. A subscription that finds every slot taken
-// fails at once with [ErrBusy] rather than joining a queue. When its last viewer leaves, a run
-// is cancelled at once. While draining (lame duck), the hub starts no new run.
+// The hub bounds the work of the whole server: at most MaxRuns runs at once, each within the
+// work budget checked before it starts. A subscription that finds every slot taken fails at
+// once with [ErrBusy] rather than joining a queue. When its last viewer leaves, a run is
+// cancelled and its slot is free at once — a viewer dragging a slider supersedes its own runs
+// many times a second and must never wait for them. While draining (lame duck), the hub starts
+// no new run.
+//
+// # Fairness
+//
+// Runs do not compute on their own goroutines at will: their work (engine.Trials,
+// engine.Pace) asks the hub for a CPU a quantum (engine.Quantum, a few milliseconds) at a time.
+// The hub has CPUs quanta to give — one per CPU — and gives each free one to the waiting run
+// that has computed least so far (least attained service). A viewer's new scenario therefore
+// gets the CPUs within a quantum of asking and finishes in about the time it takes on an idle
+// server, even while the heaviest scenarios the budget allows are in flight; those share what
+// is left. A run that computes for longer than MaxRunCPU in all is stopped with a
+// *param.Error that says what to lower: the safety net under the cost estimate.
 //
 // Each subscriber has a mailbox that merges undelivered updates (see [lab.Update.Merge]), so
 // a viewer that reads slowly gets the newest state in one frame instead of a growing queue.
@@ -18,10 +31,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/resilience-playground/playground/engine"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/param"
 )
@@ -34,9 +51,11 @@ var (
 
 // Config sizes a Hub.
 type Config struct {
-	MaxRuns   int   // simulations at once; at least 1
-	Budget    int64 // simulated events one run may need; 0 means no limit
-	CacheSize int   // finished results kept
+	MaxRuns   int           // runs at once; at least 1
+	CPUs      int           // quanta of computing at once; default GOMAXPROCS
+	MaxRunCPU time.Duration // computing time one run may use; 0 means no limit
+	Budget    int64         // simulated events one run may need; 0 means no limit
+	CacheSize int           // finished results kept
 	// Observe, when set, is told how each run ended: its duration and error (nil, a context
 	// error when cancelled). It is called without locks held.
 	Observe func(lab string, d time.Duration, err error)
@@ -46,6 +65,7 @@ type Config struct {
 type Hub struct {
 	cfg   Config
 	slots chan struct{}
+	cpus  *cpus
 
 	mu       sync.Mutex
 	runs     map[string]*run          // runs viewers may join, by key
@@ -66,6 +86,7 @@ type run struct {
 	state  lab.Update // the fold of every update so far
 	subs   map[*Sub]struct{}
 	cancel context.CancelFunc
+	slot   bool // holds a slot
 }
 
 // New returns a hub.
@@ -73,8 +94,12 @@ func New(cfg Config) *Hub {
 	if cfg.MaxRuns < 1 {
 		cfg.MaxRuns = 1
 	}
+	if cfg.CPUs < 1 {
+		cfg.CPUs = runtime.GOMAXPROCS(0)
+	}
 	h := &Hub{
 		cfg:   cfg,
+		cpus:  newCPUs(cfg.CPUs),
 		slots: make(chan struct{}, cfg.MaxRuns),
 		runs:  map[string]*run{},
 		cache: map[string]*list.Element{},
@@ -123,7 +148,8 @@ func (h *Hub) Subscribe(l *lab.Lab, v param.Values) (*Sub, error) {
 		return nil, ErrBusy
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &run{key: key, subs: map[*Sub]struct{}{s: {}}, cancel: cancel}
+	ctx = engine.WithPacer(ctx, &share{cpus: h.cpus, limit: h.cfg.MaxRunCPU})
+	r := &run{key: key, subs: map[*Sub]struct{}{s: {}}, cancel: cancel, slot: true}
 	s.run = r
 	h.runs[key] = r
 	h.active++
@@ -142,9 +168,12 @@ func (h *Hub) execute(ctx context.Context, r *run, l *lab.Lab, v param.Values) {
 			s.signal()
 		}
 	})
-	<-h.slots
 	h.mu.Lock()
+	if tl := (errTooLong{}); errors.As(err, &tl) {
+		err = tooLong(l, v, r.state.Progress, tl.limit)
+	}
 	r.cancel()
+	h.freeSlot(r)
 	if h.runs[r.key] == r {
 		delete(h.runs, r.key)
 	}
@@ -163,6 +192,39 @@ func (h *Hub) execute(ctx context.Context, r *run, l *lab.Lab, v param.Values) {
 	if h.cfg.Observe != nil {
 		h.cfg.Observe(l.Name, time.Since(start), err)
 	}
+}
+
+// freeSlot gives r's slot back, once; h.mu is held.
+func (h *Hub) freeSlot(r *run) {
+	if r.slot {
+		r.slot = false
+		<-h.slots
+	}
+}
+
+// tooLong is the error of a run of v stopped after computing for limit, progress of the
+// way: it names the first integer cost parameter and a value at which the run would about fit.
+func tooLong(l *lab.Lab, v param.Values, p *lab.Progress, limit time.Duration) error {
+	frac := 0.0
+	if p != nil && p.Total > 0 {
+		frac = float64(p.Done) / float64(p.Total)
+	}
+	msg := fmt.Sprintf("this scenario needed more than %v of computing and was stopped %d%% of the way", limit, int(100*frac))
+	for _, name := range l.CostParams {
+		sp, ok := l.Params.Lookup(name)
+		if !ok || sp.Kind != param.Int {
+			continue
+		}
+		fit := int64(math.Floor(float64(v.Int(name)) * frac * 0.9))
+		if fit >= int64(sp.Min) && fit < v.Int(name) {
+			return &param.Error{Param: name, Msg: fmt.Sprintf("%s; lower %s to about %d", msg, name, fit)}
+		}
+	}
+	name := ""
+	if len(l.CostParams) > 0 {
+		name = l.CostParams[0]
+	}
+	return &param.Error{Param: name, Msg: msg + "; lower " + strings.Join(l.CostParams, " or ")}
 }
 
 // ErrPanic is wrapped by the error of a run whose lab panicked. The panic ends that run only,
@@ -298,6 +360,7 @@ func (s *Sub) Close() {
 		delete(r.subs, s)
 		if len(r.subs) == 0 {
 			r.cancel()
+			s.hub.freeSlot(r) // the cancelled run stops within a quantum; its viewer need not wait
 			if s.hub.runs[r.key] == r {
 				delete(s.hub.runs, r.key) // a new viewer of this scenario starts afresh
 			}

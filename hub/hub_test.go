@@ -3,12 +3,14 @@ package hub_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/resilience-playground/playground/engine"
 	"github.com/resilience-playground/playground/hub"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/lab/labtest"
@@ -331,6 +333,146 @@ func TestPanicEndsOnlyTheRun(t *testing.T) {
 		}
 		if _, err := h.Result(context.Background(), g.Lab, values(t, g.Lab, "n=4")); err != nil {
 			t.Errorf("the next run: %v", err)
+		}
+	})
+}
+
+// workLab is a lab whose runs compute: units units of work of unit each (a sleep, on the
+// synctest clock, standing for CPU time), on two workers through engine.Trials, so that the
+// hub's CPUs pace them. It records when each run's first unit started.
+type workLab struct {
+	*lab.Lab
+	mu    sync.Mutex
+	first map[int64]time.Time // by the run's n
+}
+
+func newWorkLab() *workLab {
+	w := &workLab{first: map[int64]time.Time{}}
+	w.Lab = &lab.Lab{
+		Name: "work",
+		Params: param.Set{
+			{Name: "n", Kind: param.Int, Default: "0", Min: 0, Max: 1e9},
+			{Name: "units", Kind: param.Int, Default: "20", Min: 1, Max: 1e9},
+			{Name: "unit", Kind: param.Duration, Default: "1ms", Min: 0.001, Max: 1000},
+		},
+		CostParams: []string{"units"},
+		Run: func(ctx context.Context, v param.Values, emit func(lab.Update)) error {
+			n, units, unit := v.Int("n"), v.Int("units"), v.Duration("unit")
+			var done atomic.Int64
+			err := engine.Trials(ctx, int(units), 2, func() func(int) error {
+				return func(int) error {
+					w.mu.Lock()
+					if _, ok := w.first[n]; !ok {
+						w.first[n] = time.Now()
+					}
+					w.mu.Unlock()
+					select {
+					case <-time.After(unit):
+					case <-ctx.Done():
+						return ctx.Err()
+					}
+					done.Add(1)
+					return nil
+				}
+			})
+			emit(lab.Update{Progress: &lab.Progress{Done: done.Load(), Total: units}})
+			return err
+		},
+	}
+	return w
+}
+
+// TestHeavyRunsDoNotStallOthers: while two of the heaviest runs compute on both CPUs, a light
+// scenario starts within a quantum and finishes within twice the time it takes alone.
+func TestHeavyRunsDoNotStallOthers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := newWorkLab()
+		h := MustOpenHub(t, hub.Config{MaxRuns: 8, CPUs: 2})
+		const light = "n=3&units=20&unit=1ms" // 10ms on two idle CPUs
+
+		start := time.Now()
+		if _, err := h.Result(context.Background(), w.Lab, values(t, w.Lab, light)); err != nil {
+			t.Fatal(err)
+		}
+		idle := time.Since(start)
+		if idle != 10*time.Millisecond {
+			t.Fatalf("the light run took %v alone, want 10ms", idle)
+		}
+
+		MustSubscribe(t, h, w.Lab, "n=1&units=1000000")
+		MustSubscribe(t, h, w.Lab, "n=2&units=1000000")
+		time.Sleep(time.Second) // the heavy runs have computed for a second each
+
+		asked := time.Now()
+		if _, err := h.Result(context.Background(), w.Lab, values(t, w.Lab, "n=4&units=20&unit=1ms")); err != nil {
+			t.Fatal(err)
+		}
+		took := time.Since(asked)
+		w.mu.Lock()
+		wait := w.first[4].Sub(asked)
+		w.mu.Unlock()
+		t.Logf("alone %v; beside two heavy runs: first unit after %v, done after %v", idle, wait, took)
+		if wait > engine.Quantum {
+			t.Errorf("the light run waited %v for a CPU, want at most a quantum (%v)", wait, engine.Quantum)
+		}
+		if took > 2*idle {
+			t.Errorf("the light run took %v beside heavy runs, more than twice its %v alone", took, idle)
+		}
+	})
+}
+
+// TestRunCPULimit: a run that computes for longer than MaxRunCPU is stopped with an error that
+// names the parameter to lower and a value that would about fit.
+func TestRunCPULimit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := newWorkLab()
+		h := MustOpenHub(t, hub.Config{MaxRuns: 2, CPUs: 2, MaxRunCPU: time.Second})
+		start := time.Now()
+		_, err := h.Result(context.Background(), w.Lab, values(t, w.Lab, "units=8000&unit=1ms")) // 8s of computing
+		var pe *param.Error
+		if !errors.As(err, &pe) || pe.Param != "units" {
+			t.Fatalf("err = %v, want a *param.Error naming units", err)
+		}
+		t.Logf("stopped after %v: %v", time.Since(start), pe.Msg)
+		if d := time.Since(start); d > 600*time.Millisecond {
+			t.Errorf("stopped after %v on two CPUs, want about 500ms", d)
+		}
+		if !strings.Contains(pe.Msg, "more than 1s of computing") || !strings.Contains(pe.Msg, "lower units to about") {
+			t.Errorf("message %q", pe.Msg)
+		}
+		if h.Running() != 0 {
+			synctest.Wait()
+		}
+		if _, err := h.Result(context.Background(), w.Lab, values(t, w.Lab, "units=800&unit=1ms")); err != nil {
+			t.Errorf("a run that fits: %v", err)
+		}
+	})
+}
+
+// TestSupersededRunFreesItsSlot: a run whose only viewer leaves gives its slot back at once,
+// before its goroutine has noticed the cancellation.
+func TestSupersededRunFreesItsSlot(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := labtest.NewGated("fake", true)
+		h := MustOpenHub(t, hub.Config{MaxRuns: 1})
+		a, err := h.Subscribe(g.Lab, values(t, g.Lab, "n=1&linger=1s")) // takes a second to stop
+		if err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		a.Close()
+		if b, err := h.Subscribe(g.Lab, values(t, g.Lab, "n=2")); err != nil {
+			t.Errorf("the viewer's next scenario: %v, want a slot at once", err)
+		} else {
+			defer b.Close()
+		}
+		if h.Running() != 2 {
+			t.Errorf("%d runs in flight, want the new one and the one still stopping", h.Running())
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if h.Running() != 1 {
+			t.Errorf("%d runs in flight a second later, want 1", h.Running())
 		}
 	})
 }

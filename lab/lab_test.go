@@ -71,6 +71,20 @@ func ser(name string, app bool, xy ...float64) lab.Series {
 	return s
 }
 
+// ups builds an upsert of points into a series.
+func ups(name string, xy ...float64) lab.Series {
+	s := ser(name, false, xy...)
+	s.Upsert = true
+	return s
+}
+
+// band builds one view-only bound of a band around series of.
+func band(of, bound string, xy ...float64) lab.Series {
+	s := ser(of+" "+bound, false, xy...)
+	s.Of, s.Bound = of, bound
+	return s
+}
+
 func hasDuplicateNames(u lab.Update) bool {
 	seen := map[string]bool{}
 	for _, s := range u.Series {
@@ -182,6 +196,40 @@ func TestMergeEquivalence(t *testing.T) {
 			wantSeries: []lab.Series{ser("a", false, 1, 1), ser("b", false)},
 		},
 		{
+			name:       "upsert onto existing",
+			series:     []lab.Series{ser("a", false, 1, 10, 3, 30)},
+			u:          lab.Update{Series: []lab.Series{ups("a", 2, 20, 3, 33)}},
+			next:       lab.Update{Series: []lab.Series{ups("a", 0, 0, 3, 34)}},
+			wantSeries: []lab.Series{ser("a", false, 0, 0, 1, 10, 2, 20, 3, 34)},
+		},
+		{
+			name:       "upsert onto absent, out of order",
+			u:          lab.Update{Series: []lab.Series{ups("a", 5, 50, 1, 10)}},
+			next:       lab.Update{Series: []lab.Series{ups("a", 3, 30, 5, 55)}},
+			wantSeries: []lab.Series{ser("a", false, 1, 10, 3, 30, 5, 55)},
+		},
+		{
+			name:       "replace then upsert",
+			series:     []lab.Series{ser("a", false, 9, 90)},
+			u:          lab.Update{Series: []lab.Series{ser("a", false, 1, 10, 4, 40)}},
+			next:       lab.Update{Series: []lab.Series{ups("a", 2, 20, 4, 44)}},
+			wantSeries: []lab.Series{ser("a", false, 1, 10, 2, 20, 4, 44)},
+		},
+		{
+			name:       "upsert then replace",
+			series:     []lab.Series{ser("a", false, 9, 90)},
+			u:          lab.Update{Series: []lab.Series{ups("a", 1, 10)}},
+			next:       lab.Update{Series: []lab.Series{ser("a", false, 2, 20)}},
+			wantSeries: []lab.Series{ser("a", false, 2, 20)},
+		},
+		{
+			name:       "bands are left out of results",
+			series:     []lab.Series{ser("a", false, 1, 10)},
+			u:          lab.Update{Series: []lab.Series{band("a", "lo", 1, 9), ups("a", 1, 11), band("a", "hi", 1, 13)}},
+			next:       lab.Update{Series: []lab.Series{band("a", "lo", 1, 10)}, Refine: &lab.Refinement{Done: 3, Total: 10, Unit: "trials"}},
+			wantSeries: []lab.Series{ser("a", false, 1, 11)},
+		},
+		{
 			name:    "empty then something",
 			summary: map[string]any{"a": 1},
 			u:       lab.Update{},
@@ -286,6 +334,7 @@ func TestUpdateEmpty(t *testing.T) {
 func TestMergeRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
 	names := []string{"a", "b", "c"}
+	upsertNames := []string{"u", "v"}
 	randUpdate := func() lab.Update {
 		var u lab.Update
 		if r.IntN(3) == 0 {
@@ -305,6 +354,27 @@ func TestMergeRandom(t *testing.T) {
 			s := ser(names[r.IntN(len(names))], r.IntN(2) == 0, xy...)
 			s.Label = fmt.Sprint("label ", r.IntN(3))
 			u.Series = append(u.Series, s)
+		}
+		// Series refined point by point: replaced (x ascending) or upserted, never appended.
+		for range r.IntN(3) {
+			xs := map[float64]bool{}
+			for range r.IntN(5) {
+				xs[float64(r.IntN(10))] = true
+			}
+			var xy []float64
+			for _, x := range slices.Sorted(maps.Keys(xs)) {
+				xy = append(xy, x, r.Float64())
+			}
+			s := ser(upsertNames[r.IntN(len(upsertNames))], false, xy...)
+			if r.IntN(3) > 0 {
+				s.Upsert = true
+				slices.Reverse(s.X) // an upsert's own points need no order
+				slices.Reverse(s.Y)
+			}
+			u.Series = append(u.Series, s)
+		}
+		if r.IntN(4) == 0 {
+			u.Refine = &lab.Refinement{Done: r.Int64N(10), Total: 10, Unit: "trials"}
 		}
 		return u
 	}
@@ -608,13 +678,17 @@ func TestCheckBudget(t *testing.T) {
 		{"negative budget", withParams("n", "m"), "n=1000000000&m=100", -1, "-", ""},
 		{"no cost", noCost, "n=1000000000&m=100", 1, "-", ""},
 		{"over", withParams("n", "m"), "n=10&m=3", 29, "n",
-			"this scenario needs about 30 simulated events, more than the 29 one run may use; lower n or m"},
+			"this scenario needs about 30 simulated events, more than the 29 one run may use; lower n to 9 or less (or lower m)"},
 		{"over, big", withParams("n", "m"), "n=12345678&m=100", 1000000, "n",
-			"this scenario needs about 1.23e+09 simulated events, more than the 1e+06 one run may use; lower n or m"},
+			"this scenario needs about 1.23e+09 simulated events, more than the 1e+06 one run may use; lower n to 10000 or less (or lower m)"},
+		{"first cannot fit, second can", withParams("n", "m"), "n=100&m=3", 2, "m",
+			"; lower m to 0 (or lower n)"},
+		{"fits at the minimum", withParams("n", "m"), "n=10&m=3", 10, "n", "; lower n to 3 or less (or lower m)"},
+		{"nothing fits", withParams("mode", "n"), "n=100&m=100", 50, "mode", "; lower mode or n"},
 		{"no names", withParams(), "n=10", 1, "", "lower the parameters"},
-		{"one name", withParams("m"), "n=10", 1, "m", "; lower m"},
-		{"three names", withParams("m", "n", "mode"), "n=10", 1, "m", "; lower m, n or mode"},
-		{"four names", withParams("a", "b", "c", "d"), "n=10", 1, "a", "; lower a, b, c or d"},
+		{"one name", withParams("m"), "n=10", 1, "m", "; lower m to 0"},
+		{"three names", withParams("m", "n", "mode"), "n=10", 1, "m", "; lower m to 0 (or lower n or mode)"},
+		{"four names, none declared", withParams("a", "b", "c", "d"), "n=10", 1, "a", "; lower a, b, c or d"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -649,8 +723,8 @@ func TestCheckBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	var pe *param.Error
-	if err := bl.CheckBudget(v, 1e6); !errors.As(err, &pe) || pe.Param != "trials" ||
-		!strings.HasSuffix(pe.Msg, "lower trials, clients, sweep or strategies") {
+	if err := bl.CheckBudget(v, 1e8); !errors.As(err, &pe) || pe.Param != "trials" ||
+		!strings.HasSuffix(pe.Msg, " or less (or lower clients, sweep or strategies)") {
 		t.Errorf("backoff CheckBudget = %v", err)
 	}
 	if err := bl.CheckBudget(v, 1<<62); err != nil {
