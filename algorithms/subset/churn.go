@@ -48,12 +48,14 @@ func (c Churn) Total() int { return c.Added + c.Removed }
 // that leaves removes all of its own. A removal from an empty list changes
 // nothing.
 //
-// Expected figures, with N clients, B backends and subset size k (k < B):
-// adding a client adds k connections and moves nothing else under [Random],
-// [Deterministic] and [Rendezvous]; under [Aperture] every aperture moves.
-// Adding a backend moves about 2·N·k/(B+1) connections under
-// [Rendezvous] but reshuffles nearly all N·k of them (up to 2·N·k changes)
-// under [Random] and [Deterministic], whose shuffles depend on B.
+// What to expect, with N clients, B backends and subset size k < B: adding
+// or removing a client changes only that client's k connections under
+// [Random], [Deterministic] and [Rendezvous], whose subsets do not depend on
+// N, while under [Aperture] every aperture moves a little. Adding a backend
+// changes about 2·N·k/(B+1) connections under [Rendezvous] (one removal and
+// one addition in each of about N·k/(B+1) subsets), on the order of N under
+// [Aperture] when the aperture keeps its width, and a large share of all N·k
+// connections under [Random] and [Deterministic], whose shuffles depend on B.
 func MeasureChurn(a Algorithm, clients, backends, size int, change Change) Churn {
 	clients, backends = max(clients, 0), max(backends, 0)
 	n2, b2 := clients, backends
