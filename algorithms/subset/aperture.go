@@ -74,9 +74,14 @@ func (a Aperture) Subset(dst []int, client, clients, backends, size int) []int {
 		return dst
 	}
 	start, width := window(client, clients, backends, size)
-	first, last := start/clients, (start+width-1)/clients
-	for j := first; j <= last && j-first < backends; j++ {
-		dst = append(dst, j%backends)
+	first := start / clients
+	n := min((start+width-1)/clients-first+1, backends) // arcs touched, each once
+	for j := first; j < first+n; j++ {
+		if j < backends {
+			dst = append(dst, j)
+		} else {
+			dst = append(dst, j-backends)
+		}
 	}
 	return dst
 }

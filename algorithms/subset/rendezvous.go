@@ -41,60 +41,100 @@ func (r Rendezvous) Subset(dst []int, client, clients, backends, size int) []int
 	if k <= 0 {
 		return dst
 	}
-	salt := mix(r.Seed ^ mix(uint64(client)+0x9e3779b97f4a7c15))
-	score := func(b int) uint64 {
-		key := uint64(b)
-		if r.Keys != nil {
-			key = r.Keys[b]
-		}
-		return mix(salt ^ mix(key))
+	h := ranking{salt: mix(r.Seed ^ mix(uint64(client)+0x9e3779b97f4a7c15)), keys: r.Keys}
+	// The heap keeps the scores of its members beside them, on the stack
+	// for subsets of up to len(local); larger heaps recompute them.
+	var local [128]uint64
+	if k <= len(local) {
+		h.scores = local[:k]
 	}
-	// less reports whether backend a ranks below backend b.
-	less := func(a, sa, b, sb uint64) bool {
-		return sa < sb || (sa == sb && a > b)
-	}
-	// down restores the min-heap order of dst[:n] (lowest rank at the root)
-	// below position i.
-	down := func(i, n int) {
-		x := dst[i]
-		sx := score(x)
-		for {
-			c := 2*i + 1
-			if c >= n {
-				break
-			}
-			sc := score(dst[c])
-			if c+1 < n {
-				if s := score(dst[c+1]); less(uint64(dst[c+1]), s, uint64(dst[c]), sc) {
-					c, sc = c+1, s
-				}
-			}
-			if !less(uint64(dst[c]), sc, uint64(x), sx) {
-				break
-			}
-			dst[i] = dst[c]
-			i = c
-		}
-		dst[i] = x
-	}
+	// dst is a min-heap of the best k seen so far, lowest-ranked at the root.
 	for b := range k {
 		dst = append(dst, b)
+		if h.scores != nil {
+			h.scores[b] = h.score(b)
+		}
 	}
 	for i := k/2 - 1; i >= 0; i-- {
-		down(i, k)
+		h.down(dst, i, k)
 	}
-	root := score(dst[0])
+	root, rootScore := dst[0], h.at(dst, 0)
 	for b := k; b < backends; b++ {
-		if s := score(b); less(uint64(dst[0]), root, uint64(b), s) {
-			dst[0] = b
-			down(0, k)
-			root = score(dst[0])
+		if s := h.score(b); below(root, rootScore, b, s) {
+			h.set(dst, 0, b, s)
+			h.down(dst, 0, k)
+			root, rootScore = dst[0], h.at(dst, 0)
 		}
 	}
 	// Heap sort: moving the lowest-ranked to the end leaves dst highest first.
 	for n := k - 1; n > 0; n-- {
-		dst[0], dst[n] = dst[n], dst[0]
-		down(0, n)
+		x, sx := dst[0], h.at(dst, 0)
+		h.set(dst, 0, dst[n], h.at(dst, n))
+		h.set(dst, n, x, sx)
+		h.down(dst, 0, n)
 	}
 	return dst
+}
+
+// ranking scores backends for one client and keeps its heap's scores.
+type ranking struct {
+	salt   uint64
+	keys   []uint64
+	scores []uint64 // scores[i] is the score of heap[i]; nil: recompute
+}
+
+// score returns backend b's score: with index keys, element b of the
+// SplitMix64 sequence seeded with the client's salt.
+func (h *ranking) score(b int) uint64 {
+	key := uint64(b)
+	if h.keys != nil {
+		key = h.keys[b]
+	}
+	return mix(h.salt + key*0x9e3779b97f4a7c15)
+}
+
+// at returns the score of heap[i].
+func (h *ranking) at(heap []int, i int) uint64 {
+	if h.scores != nil {
+		return h.scores[i]
+	}
+	return h.score(heap[i])
+}
+
+// set puts backend b with score s at heap[i].
+func (h *ranking) set(heap []int, i, b int, s uint64) {
+	heap[i] = b
+	if h.scores != nil {
+		h.scores[i] = s
+	}
+}
+
+// below reports whether backend a with score sa ranks below backend b with
+// score sb.
+func below(a int, sa uint64, b int, sb uint64) bool {
+	return sa < sb || (sa == sb && a > b)
+}
+
+// down restores the heap order of heap[:n] (lowest rank at the root) below
+// position i.
+func (h *ranking) down(heap []int, i, n int) {
+	x, sx := heap[i], h.at(heap, i)
+	for {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		sc := h.at(heap, c)
+		if c+1 < n {
+			if s := h.at(heap, c+1); below(heap[c+1], s, heap[c], sc) {
+				c, sc = c+1, s
+			}
+		}
+		if !below(heap[c], sc, x, sx) {
+			break
+		}
+		h.set(heap, i, heap[c], sc)
+		i = c
+	}
+	h.set(heap, i, x, sx)
 }

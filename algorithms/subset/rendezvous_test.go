@@ -25,6 +25,21 @@ func TestRendezvousRanked(t *testing.T) {
 	}
 }
 
+// TestRendezvousRankedLarge crosses the size at which Subset stops
+// keeping scores on the stack and recomputes them.
+func TestRendezvousRankedLarge(t *testing.T) {
+	r := subset.Rendezvous{Seed: 6}
+	for c := range 5 {
+		full := r.Subset(nil, c, 5, 300, 300)
+		checkSubset(t, full, 300, 300)
+		for k := 100; k <= 160; k++ {
+			if s := r.Subset(nil, c, 5, 300, k); !slices.Equal(s, full[:k]) {
+				t.Fatalf("client %d size %d: %v is not the first %d of the full ranking", c, k, s, k)
+			}
+		}
+	}
+}
+
 // TestRendezvousStable checks gRFC A68's guarantee: when one backend is
 // added or removed, every client's subset changes by at most one backend.
 func TestRendezvousStable(t *testing.T) {
