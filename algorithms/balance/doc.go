@@ -23,7 +23,7 @@
 //
 // Two policies go beyond the book: [Random], the baseline, and
 // [TwoChoices], the power of two choices on active requests (Mitzenmacher;
-// Finagle's and Envoy's default least-loaded pickers). [Weighted] takes its
+// used by Finagle's p2c balancers and Envoy's least_request policy). [Weighted] takes its
 // weight formula from gRPC's weighted_round_robin policy (gRFC A58) and its
 // pick order from nginx's smooth weighted round robin.
 //

@@ -11,8 +11,8 @@ import "math/rand/v2"
 // It is not in the chapter. Michael Mitzenmacher, "The Power of Two Choices
 // in Randomized Load Balancing" (IEEE TPDS, 2001), shows that choosing the
 // less loaded of two random bins brings the maximum load down
-// exponentially compared with one random choice; Finagle's default
-// balancer (p2c least loaded) and Envoy's least_request use it. Compared
+// exponentially compared with one random choice; Finagle's p2c balancers
+// and Envoy's least_request policy use it. Compared
 // with [LeastLoaded] it needs only two reads of load per pick, and it never
 // sends to the most loaded backend unless that one ties with the other
 // draw. It is as exposed to sinkholing as least-loaded picking: a

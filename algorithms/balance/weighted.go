@@ -22,9 +22,10 @@ import "math"
 // available backend's weight to its running credit, picks the backend with
 // the most credit (the first, on ties) and takes the sum of the weights
 // from it. With weights 5, 1, 1 the picks go a a b a c a a, and over any
-// stretch each backend's count stays within one or so of its share. The
-// weights are recomputed from the View at every pick, so the client adapts
-// as soon as new reports arrive.
+// stretch each backend's count stays within one or so of its share. Every
+// pick reads the reports from the View (recomputing a backend's weight when
+// its report has changed), so the client adapts as soon as new reports
+// arrive, as the chapter's clients adjust their scores periodically.
 //
 // The zero value applies no error penalty; gRPC's default is 1.
 type Weighted struct {

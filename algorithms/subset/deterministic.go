@@ -45,7 +45,7 @@ import "math/rand/v2"
 // Subset ignores clients: client c's subset does not depend on how many
 // clients there are, so adding a client at the end adds its connections and
 // changes no other. Changing the number of backends, by contrast, reshuffles
-// every list, so nearly every connection moves (see [MeasureChurn]).
+// every list, so most connections move (see [MeasureChurn]).
 type Deterministic struct {
 	// Seed is combined with the list number r to seed each list's shuffle,
 	// rand.NewPCG(Seed, uint64(r)), followed by a Fisher–Yates shuffle of
