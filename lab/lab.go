@@ -79,6 +79,10 @@ type Series struct {
 	Upsert bool      `json:"upsert,omitempty"`
 	Of     string    `json:"of,omitempty"`    // view-only: the series this bounds
 	Bound  string    `json:"bound,omitempty"` // "lo" or "hi"
+
+	// Presentation (see View.Key for colours).
+	Style string `json:"style,omitempty"` // "dashed" (an estimate over an exact count, say) or "" (solid)
+	Group string `json:"group,omitempty"` // in a Split chart, the panel; "*" shows the series in every panel (a reference)
 }
 
 // Refinement says how exact the results shown so far are: they are means over Done of the

@@ -6,18 +6,40 @@ type View struct {
 	Charts []Chart  `json:"charts"`
 	Tables []Table  `json:"tables"`
 	Notes  []string `json:"notes"` // paragraphs shown under the charts
+
+	// Key names the list or enum parameter whose options are the things the lab compares
+	// (strategies, algorithms, policies): series whose Label is one of its options take that
+	// option's colour, dash and place, the same for every viewer, and map tables list their
+	// rows in its order. Other series take the remaining styles in order.
+	Key string `json:"key,omitempty"`
+
+	// Headline names the charts shown first, beside the main controls.
+	Headline []string `json:"headline,omitempty"`
 }
 
-// Chart is one chart (or, with Split, one small chart per series).
+// Chart kinds.
+const (
+	Lines = "lines" // one line per series (the default)
+	Steps = "steps" // step lines: the value holds until the next point
+	Bars  = "bars"  // bars at each x: a histogram of times or of values
+)
+
+// Chart is one chart (or, with Split, one small chart per series or group).
 type Chart struct {
 	ID     string `json:"id"`
 	Title  string `json:"title"`
 	XLabel string `json:"x_label"`
 	YLabel string `json:"y_label"`
-	Bars   bool   `json:"bars,omitempty"`  // draw as a histogram
-	Split  bool   `json:"split,omitempty"` // one small chart per series
+	Kind   string `json:"kind,omitempty"`  // Lines, Steps or Bars; "" is Lines (or Bars, below)
+	Bars   bool   `json:"bars,omitempty"`  // draw as a histogram (the same as Kind Bars)
+	Split  bool   `json:"split,omitempty"` // one small chart per series (or per Series.Group), on shared axes
 	Mark   string `json:"mark,omitempty"`  // parameter whose value is marked on the x axis
 	LogY   bool   `json:"log_y,omitempty"` // logarithmic y axis
+	LogX   bool   `json:"log_x,omitempty"` // logarithmic x axis
+	IntX   bool   `json:"int_x,omitempty"` // x takes whole values: ticks only at integers
+	IntY   bool   `json:"int_y,omitempty"` // y takes whole values
+	XUnit  string `json:"x_unit,omitempty"` // "ms" makes the page write x as durations (1.5 s, 2 min)
+	YUnit  string `json:"y_unit,omitempty"` // "ms" likewise for y, "%" for percentages
 	Help   string `json:"help,omitempty"`  // a sentence under the title
 }
 

@@ -64,6 +64,19 @@ type Spec struct {
 	MaxLen  int      `json:"max_len,omitempty"` // IntRange: most points
 	Random  bool     `json:"random,omitempty"`  // a seed: the page offers a re-roll
 	Help    string   `json:"help"`
+
+	// Presentation on the page (the parser ignores them).
+	Group   string `json:"group,omitempty"`   // "" for the main controls, or the name of a folded group such as "Advanced"
+	Applies *When  `json:"applies,omitempty"` // shown only when this holds
+}
+
+// When is a condition on another parameter: Param (an Enum, EnumList or Bool) has, or for a
+// list contains, one of Values. A parameter that applies only to some algorithms or modes —
+// a window length, a leak rate, a store's latency — declares it, and the page shows the
+// control only when it matters. The parameter is still parsed and validated either way.
+type When struct {
+	Param  string   `json:"param"`
+	Values []string `json:"values"`
 }
 
 // Range is an IntRange value: From, From+Step, ... up to To. Off is true for "off".

@@ -3,16 +3,18 @@ package backoff
 import "github.com/resilience-playground/playground/lab"
 
 var view = lab.View{
+	Key:      "strategies",
+	Headline: []string{"work", "timeline"},
 	Charts: []lab.Chart{
-		{ID: "timeline", Title: "Writes over time", XLabel: "time (ms)", YLabel: "writes", Bars: true, Split: true,
+		{ID: "timeline", Title: "Writes over time", XLabel: "time", YLabel: "writes", Bars: true, Split: true, XUnit: "ms",
 			Help: "Write calls per time bin at the chosen N, mean over trials, from the same seed. Without jitter the calls arrive in clusters with silence between them."},
-		{ID: "work", Title: "Work vs clients", XLabel: "clients", YLabel: "write calls", Mark: "clients",
+		{ID: "work", Title: "Work vs clients", XLabel: "clients", YLabel: "write calls", Mark: "clients", IntX: true,
 			Help: "Mean write calls until every client succeeds. Without jitter it grows about as N²."},
-		{ID: "completion", Title: "Completion time vs clients", XLabel: "clients", YLabel: "ms", Mark: "clients",
+		{ID: "completion", Title: "Completion time vs clients", XLabel: "clients", YLabel: "time", Mark: "clients", IntX: true, LogY: true, YUnit: "ms",
 			Help: "Mean simulated time until the last client succeeds."},
-		{ID: "schedule", Title: "Retry schedule: sleep before retry n", XLabel: "retry n", YLabel: "sleep (ms)", LogY: true,
+		{ID: "schedule", Title: "Retry schedule: sleep before retry n", XLabel: "retry n", YLabel: "sleep", LogY: true, IntX: true, YUnit: "ms",
 			Help: "Exponential t_n = min(cap, a·r^(n−1)) beside linear t_n = min(cap, a·n)."},
-		{ID: "relation", Title: "Next sleep vs elapsed time", XLabel: "elapsed T_n (ms)", YLabel: "next sleep t_(n+1) (ms)",
+		{ID: "relation", Title: "Next sleep vs elapsed time", XLabel: "elapsed T_n", YLabel: "next sleep t_(n+1)", XUnit: "ms", YUnit: "ms",
 			Help: "Uncapped, t_(n+1) = a + (r−1)·T_n: the next interval is about (r−1)·100% of the time already spent."},
 	},
 	Tables: []lab.Table{
