@@ -5,6 +5,8 @@ import (
 	"math"
 	"runtime"
 	"slices"
+		"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/resilience-playground/playground/algorithms/backoff"
@@ -51,20 +53,31 @@ var Params = param.Set{
 const runawayFactor = 20
 
 // Lab returns the backoff & jitter lab. Each lab value has its own memo of simulated points
-// (see pointKey), shared by all of its runs.
-func Lab() *lab.Lab {
-	r := &runner{points: newMemo(memoSize)}
+// (see pointKey), its own pilot estimates for the cost model and its own pool of worlds, shared
+// by all of its runs.
+func Lab() *lab.Lab { return newRunner().lab() }
+
+func newRunner() *runner {
+	r := &runner{points: newMemo(memoSize), pilots: newPilots(pilotMemoSize)}
+	r.worlds.New = func() any { return new(World) }
+	return r
+}
+
+// lab is the lab whose runs r runs.
+func (r *runner) lab() *lab.Lab {
 	return &lab.Lab{
 		Name:  "backoff",
 		Title: "Exponential backoff and jitter",
 		Intro: "N clients race to update one row under optimistic concurrency, as in Marc Brooker's " +
 			"“Exponential Backoff and Jitter”. Without jitter, retries stay in lockstep and clients keep colliding; " +
 			"with jitter they spread out and the work falls.",
-		Params:     Params,
-		View:       view,
-		Cost:       Cost,
-		CostParams: []string{"trials", "clients", "sweep", "strategies"},
-		Run:        r.Run,
+		Params:      Params,
+		View:        view,
+		Cost:        r.Cost,
+		CostBound:   CostBound,
+		CostParams:  []string{"trials", "clients", "sweep", "strategies"},
+		Progressive: true,
+		Run:         r.Run,
 	}
 }
 
@@ -74,6 +87,9 @@ const memoSize = 20000
 // runner runs scenarios of one lab value.
 type runner struct {
 	points *memo
+	pilots *pilots
+	worlds sync.Pool     // of *World: grown queues and clients, reused across points and runs
+	events atomic.Int64 // events simulated by runs (not pilots), for tests of the cost model
 }
 
 // scenario is the typed form of the parameters.
@@ -112,6 +128,16 @@ func scenarioOf(v param.Values) scenario {
 	}
 }
 
+// withBaseline returns names with the baseline strategy appended when it is missing: the
+// summary's changes are against it even when it is not shown.
+func withBaseline(names []string) []string {
+	names = slices.Clone(names)
+	if !slices.Contains(names, baseline) {
+		names = append(names, baseline)
+	}
+	return names
+}
+
 // Policy returns the named strategy's policy for the scenario's base, cap and multiplier.
 func Policy(name string, base, cap time.Duration, multiplier float64) backoff.Policy {
 	switch name {
@@ -138,14 +164,11 @@ func Policy(name string, base, cap time.Duration, multiplier float64) backoff.Po
 // Backoff only lowers it; TestCostIsUpperBound checks the bound.
 func simEvents(n int64) int64 { return n*(n+1)/2 + n }
 
-// Cost estimates the simulated events of scenario v.
-func Cost(v param.Values) int64 {
+// CostBound is a cheap upper bound of the events of scenario v: simEvents per simulation.
+// It overestimates jittered strategies several times over; Cost is the estimate.
+func CostBound(v param.Values) int64 {
 	s := scenarioOf(v)
-	k := int64(len(s.strategies))
-	if !slices.Contains(s.strategies, baseline) {
-		k++
-	}
-	total := k * simEvents(int64(s.clients))
+	total := int64(len(withBaseline(s.strategies))) * simEvents(int64(s.clients))
 	for _, n := range s.sweep {
 		if n != int64(s.clients) {
 			total += int64(len(s.strategies)) * simEvents(n)
@@ -180,97 +203,6 @@ type ScheduleStep struct {
 	LinearElapsedMS float64 `json:"linear_elapsed_ms"`
 }
 
-// point is the outcome of every strategy at one client count, averaged over trials.
-type point struct {
-	writes     []float64 // by strategy
-	completion []float64 // ms, by strategy
-	hists      []*engine.Histogram
-}
-
-// Run simulates scenario v and reports, in order: the retry schedule, the chosen client count
-// (summary.strategies and the writes-over-time histograms), then the sweep point by point.
-func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update)) error {
-	s := scenarioOf(v)
-	emit(scheduleUpdate(s))
-
-	// The chosen N, with the baseline even when it is not shown.
-	names := append([]string(nil), s.strategies...)
-	if !slices.Contains(names, baseline) {
-		names = append(names, baseline)
-	}
-	total := int64(len(names) * s.trials)
-	for _, n := range s.sweep {
-		if int(n) != s.clients {
-			total += int64(len(s.strategies) * s.trials)
-		}
-	}
-	tr := lab.NewTracker(emit, total)
-	var chosen point
-	err := tr.Stage("clients", func() (err error) {
-		chosen, err = r.pointAt(ctx, s, names, s.clients, true, tr)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	base := len(names) - 1
-	for i, n := range names {
-		if n == baseline {
-			base = i
-		}
-	}
-	sum := map[string]StrategySummary{}
-	var series []lab.Series
-	for i, name := range s.strategies {
-		sum[name] = StrategySummary{
-			Writes:              chosen.writes[i],
-			CompletionMS:        chosen.completion[i],
-			WritesChangePct:     pctChange(chosen.writes[i], chosen.writes[base]),
-			CompletionChangePct: pctChange(chosen.completion[i], chosen.completion[base]),
-		}
-		h := chosen.hists[i] // shared through the memo: read only
-		x, y := make([]float64, len(h.Counts)), make([]float64, len(h.Counts))
-		for j, c := range h.Counts {
-			x[j] = float64(time.Duration(j)*h.Width) / 1e6
-			y[j] = float64(c) / float64(s.trials)
-		}
-		series = append(series, lab.Series{
-			Name: "timeline " + name, Chart: "timeline", Label: name,
-			XUnit: "ms", YUnit: "writes per " + param.FormatDuration(h.Width), X: x, Y: y,
-		})
-	}
-	tr.Emit(lab.Update{Summary: map[string]any{"strategies": sum}, Series: series})
-
-	// The sweep, point by point.
-	sweep := map[string][]SweepPoint{}
-	for _, n := range s.sweep {
-		p := chosen
-		if int(n) != s.clients {
-			err := tr.Stage("sweep", func() (err error) {
-				p, err = r.pointAt(ctx, s, s.strategies, int(n), false, tr)
-				return err
-			})
-			if err != nil {
-				return err
-			}
-		}
-		var series []lab.Series
-		next := map[string][]SweepPoint{}
-		for i, name := range s.strategies {
-			next[name] = append(append([]SweepPoint(nil), sweep[name]...),
-				SweepPoint{Clients: n, Writes: p.writes[i], CompletionMS: p.completion[i]})
-			series = append(series,
-				lab.Series{Name: "work " + name, Chart: "work", Label: name, XUnit: "clients", YUnit: "writes",
-					X: []float64{float64(n)}, Y: []float64{p.writes[i]}, Append: true},
-				lab.Series{Name: "completion " + name, Chart: "completion", Label: name, XUnit: "clients", YUnit: "ms",
-					X: []float64{float64(n)}, Y: []float64{p.completion[i]}, Append: true})
-		}
-		sweep = next
-		tr.Emit(lab.Update{Summary: map[string]any{"sweep": sweep}, Series: series})
-	}
-	return nil
-}
-
 // timelineBins is the most bins a writes-over-time histogram is shown with.
 const timelineBins = 300
 
@@ -281,108 +213,351 @@ func pctChange(x, ref float64) float64 {
 	return 100 * (x - ref) / ref
 }
 
-// pointAt returns every named strategy's outcome at n clients, from the memo where it has
-// them and by simulation otherwise, counting each simulation (or memoised one) in tr.
-func (r *runner) pointAt(ctx context.Context, s scenario, names []string, n int, withHist bool, tr *lab.Tracker) (point, error) {
-	p := point{writes: make([]float64, len(names)), completion: make([]float64, len(names)), hists: make([]*engine.Histogram, len(names))}
-	key := func(name string) pointKey { return pointKey{strategy: name, clients: n, setting: s.setting} }
-	var missing []string
-	var at []int
-	for i, name := range names {
-		if v, ok := r.points.get(key(name), withHist); ok {
-			p.writes[i], p.completion[i], p.hists[i] = v.writes, v.completion, v.hist
-			tr.Add(int64(s.trials))
-			continue
+// batchEnds returns the trial counts after which a run of the given trials shows its results:
+// 1, 3, 10, 30, 100, 300 below trials, then trials. The first batch is one trial: a complete
+// picture at once; each later one about triples the trials.
+func batchEnds(trials int) []int {
+	var ends []int
+	for _, b := range []int{1, 3, 10, 30, 100, 300} {
+		if b < trials {
+			ends = append(ends, b)
 		}
-		missing, at = append(missing, name), append(at, i)
 	}
-	if len(missing) == 0 {
-		return p, nil
-	}
-	q, err := simulate(ctx, s, missing, n, withHist, tr.Add)
-	if err != nil {
-		return point{}, err
-	}
-	for j, i := range at {
-		v := pointValue{writes: q.writes[j], completion: q.completion[j]}
-		if withHist {
-			v.hist = q.hists[j]
-			v.hist.Coarsen(timelineBins)
-		}
-		r.points.put(key(names[i]), v)
-		p.writes[i], p.completion[i], p.hists[i] = v.writes, v.completion, v.hist
-	}
-	return p, nil
+	return append(ends, trials)
 }
 
-// simulate runs every trial of every named strategy at n clients on all CPUs and averages
-// per strategy in trial order. finished, when not nil, is told of each simulation done.
-func simulate(ctx context.Context, s scenario, names []string, n int, withHist bool, finished func(int64)) (point, error) {
-	policies := make([]backoff.Policy, len(names))
-	for i, name := range names {
-		policies[i] = Policy(name, s.base, s.cap, s.multiplier)
+// coarseToFine returns the indices 0..m-1 in the order a sweep is refined in: both ends, then
+// the middle, then the middles of the halves, and so on, so that the curve's whole shape
+// appears first and fills in.
+func coarseToFine(m int) []int {
+	if m <= 0 {
+		return nil
 	}
-	writes := make([]int64, len(names)*s.trials)
-	completion := make([]time.Duration, len(names)*s.trials)
-	var hists [][]*engine.Histogram // per worker, per strategy
-	budget := runawayFactor * simEvents(int64(n))
-	err := engine.Trials(ctx, s.trials, runtime.GOMAXPROCS(0), func() func(int) error {
-		w := &World{}
+	order := []int{0}
+	if m > 1 {
+		order = append(order, m-1)
+	}
+	for q := [][2]int{{0, m - 1}}; len(q) > 0; q = q[1:] {
+		lo, hi := q[0][0], q[0][1]
+		if hi-lo < 2 {
+			continue
+		}
+		mid := (lo + hi) / 2
+		order = append(order, mid)
+		q = append(q, [2]int{lo, mid}, [2]int{mid, hi})
+	}
+	return order
+}
+
+// Run simulates scenario v and reports, in order: the retry schedule; then, batch after batch
+// of trials (see batchEnds), the chosen client count (summary.strategies and the writes-over-
+// time histograms) and every sweep point, coarse to fine (the work and completion series, with
+// the 95% interval of each mean as a band), then summary.sweep and how many trials the
+// numbers rest on. Each batch replaces what the one before showed; the last one's numbers are
+// the result. A point the memo holds is final at once.
+func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update)) error {
+	s := scenarioOf(v)
+	emit(scheduleUpdate(s))
+
+	chosen := r.newPoint(s, s.clients, withBaseline(s.strategies), true)
+	points := make([]*point, len(s.sweep))
+	for i, n := range s.sweep {
+		if int(n) == s.clients {
+			points[i] = chosen // shared: its values feed both the table and the sweep
+		} else {
+			points[i] = r.newPoint(s, int(n), s.strategies, false)
+		}
+	}
+	total := int64(len(chosen.cells) * s.trials)
+	for _, p := range points {
+		if p != chosen {
+			total += int64(len(p.cells) * s.trials)
+		}
+	}
+	tr := lab.NewTracker(emit, total)
+	for _, p := range append([]*point{chosen}, points...) {
+		tr.Add(int64(p.memoised * s.trials))
+	}
+	return tr.Stage("simulating", func() error {
+		from := 0
+		order := coarseToFine(len(points))
+		for _, to := range batchEnds(s.trials) {
+			if chosen.final() && !slices.ContainsFunc(points, (*point).unfinished) && from > 0 {
+				break // everything came from the memo
+			}
+			if err := r.advance(ctx, s, chosen, from, to, tr); err != nil {
+				return err
+			}
+			if from == 0 || !chosen.final() {
+				tr.Emit(r.chosenUpdate(s, chosen))
+			}
+			for _, i := range order {
+				p := points[i]
+				if p != chosen {
+					if err := r.advance(ctx, s, p, from, to, tr); err != nil {
+						return err
+					}
+				}
+				if from == 0 || !p.final() {
+					tr.Emit(lab.Update{Series: sweepSeries(s, p)})
+				}
+			}
+			done := int64(to)
+			if chosen.final() && !slices.ContainsFunc(points, (*point).unfinished) {
+				done = int64(s.trials)
+			}
+			u := lab.Update{Refine: &lab.Refinement{Done: done, Total: int64(s.trials), Unit: "trials"}}
+			if len(points) > 0 {
+				u.Summary = map[string]any{"sweep": sweepSummary(s, points)}
+			}
+			tr.Emit(u)
+			from = to
+		}
+		return nil
+	})
+}
+
+// chosenUpdate is summary.strategies and the writes-over-time histograms at the chosen N, as
+// far as its trials have got.
+func (r *runner) chosenUpdate(s scenario, p *point) lab.Update {
+	base := len(p.cells) - 1
+	for i, c := range p.cells {
+		if c.key.strategy == baseline {
+			base = i
+		}
+	}
+	bw, bc := p.cells[base].means()
+	sum := map[string]StrategySummary{}
+	var series []lab.Series
+	for i, name := range s.strategies {
+		c := p.cells[i]
+		w, comp := c.means()
+		sum[name] = StrategySummary{
+			Writes: w, CompletionMS: comp,
+			WritesChangePct: pctChange(w, bw), CompletionChangePct: pctChange(comp, bc),
+		}
+		h, trials := c.histogram()
+		x, y := make([]float64, len(h.Counts)), make([]float64, len(h.Counts))
+		for j, n := range h.Counts {
+			x[j] = float64(time.Duration(j)*h.Width) / 1e6
+			y[j] = float64(n) / float64(trials)
+		}
+		series = append(series, lab.Series{
+			Name: "timeline " + name, Chart: "timeline", Label: name,
+			XUnit: "ms", YUnit: "writes per " + param.FormatDuration(h.Width), X: x, Y: y,
+		})
+	}
+	return lab.Update{Summary: map[string]any{"strategies": sum}, Series: series}
+}
+
+// sweepSeries is point p of the work and completion charts, upserted, with the 95% interval
+// of each mean as a band once there are two trials.
+func sweepSeries(s scenario, p *point) []lab.Series {
+	var series []lab.Series
+	x := []float64{float64(p.n)}
+	for i, name := range s.strategies {
+		c := p.cells[i]
+		w, comp := c.means()
+		series = append(series,
+			lab.Series{Name: "work " + name, Chart: "work", Label: name, XUnit: "clients", YUnit: "writes",
+				X: x, Y: []float64{w}, Upsert: true},
+			lab.Series{Name: "completion " + name, Chart: "completion", Label: name, XUnit: "clients", YUnit: "ms",
+				X: x, Y: []float64{comp}, Upsert: true})
+		if wh, ch, ok := c.halfWidths(); ok {
+			series = append(series,
+				band("work", name, "writes", x, w, wh, "lo"), band("work", name, "writes", x, w, wh, "hi"),
+				band("completion", name, "ms", x, comp, ch, "lo"), band("completion", name, "ms", x, comp, ch, "hi"))
+		}
+	}
+	return series
+}
+
+// band is one bound of the 95% interval around point x of series "<chart> <name>".
+func band(chart, name, unit string, x []float64, mean, half float64, bound string) lab.Series {
+	y := mean - half
+	if bound == "hi" {
+		y = mean + half
+	}
+	of := chart + " " + name
+	return lab.Series{Name: of + " " + bound, Chart: chart, Label: name, XUnit: "clients", YUnit: unit,
+		X: x, Y: []float64{y}, Upsert: true, Of: of, Bound: bound}
+}
+
+// sweepSummary is summary.sweep: every sweep point's means, in order of clients.
+func sweepSummary(s scenario, points []*point) map[string][]SweepPoint {
+	sweep := map[string][]SweepPoint{}
+	for _, p := range points {
+		for i, name := range s.strategies {
+			w, comp := p.cells[i].means()
+			sweep[name] = append(sweep[name], SweepPoint{Clients: int64(p.n), Writes: w, CompletionMS: comp})
+		}
+	}
+	return sweep
+}
+
+// point is every named strategy's outcome at one client count, as far as its trials have got.
+type point struct {
+	n        int
+	cells    []*cell // by strategy
+	withHist bool
+	memoised int // cells the memo held
+}
+
+// cell is one strategy at one client count: its memoised outcome, or the tally of the trials
+// simulated so far.
+type cell struct {
+	key   pointKey
+	final *pointValue // when complete
+	t     tally
+}
+
+// tally sums the outcomes of the trials simulated so far, in trial order.
+type tally struct {
+	trials                  int
+	writes, completion      int64   // sums; completion in nanoseconds
+	writesSq, completionSq  float64 // sums of squares, completion in ms², for the interval
+	hist                    *engine.Histogram
+}
+
+func (r *runner) newPoint(s scenario, n int, names []string, withHist bool) *point {
+	p := &point{n: n, withHist: withHist}
+	for _, name := range names {
+		c := &cell{key: pointKey{strategy: name, clients: n, setting: s.setting}}
+		if v, ok := r.points.get(c.key, withHist); ok {
+			c.final = &v
+			p.memoised++
+		} else if withHist {
+			c.t.hist = engine.NewHistogram(time.Millisecond, 4096)
+		}
+		p.cells = append(p.cells, c)
+	}
+	return p
+}
+
+func (p *point) final() bool      { return p.memoised == len(p.cells) }
+func (p *point) unfinished() bool { return !p.final() }
+
+// means returns the mean writes and completion time (ms) over the trials so far.
+func (c *cell) means() (writes, completionMS float64) {
+	if c.final != nil {
+		return c.final.writes, c.final.completion
+	}
+	n := float64(c.t.trials)
+	return float64(c.t.writes) / n, float64(c.t.completion) / 1e6 / n
+}
+
+// halfWidths returns the half-widths of the 95% intervals of the two means (1.96 standard
+// errors), or false below two trials.
+func (c *cell) halfWidths() (writes, completion float64, ok bool) {
+	if c.final != nil {
+		return c.final.writesHalf, c.final.completionHalf, c.final.trials > 1
+	}
+	n := float64(c.t.trials)
+	if n < 2 {
+		return 0, 0, false
+	}
+	half := func(sum, sumSq float64) float64 {
+		v := (sumSq - sum*sum/n) / (n - 1)
+		return 1.96 * math.Sqrt(max(v, 0)/n)
+	}
+	return half(float64(c.t.writes), c.t.writesSq), half(float64(c.t.completion)/1e6, c.t.completionSq), true
+}
+
+// histogram returns the writes-over-time histogram coarsened for display, and the trials it
+// counts.
+func (c *cell) histogram() (*engine.Histogram, int) {
+	if c.final != nil {
+		return c.final.hist, c.final.trials
+	}
+	h := &engine.Histogram{Width: c.t.hist.Width, MaxBins: c.t.hist.MaxBins, Counts: slices.Clone(c.t.hist.Counts)}
+	h.Coarsen(timelineBins)
+	return h, c.t.trials
+}
+
+// advance simulates trials [from, to) of p's unfinished cells on all CPUs, adds them to the
+// tallies in trial order, and memoises cells that are complete.
+func (r *runner) advance(ctx context.Context, s scenario, p *point, from, to int, tr *lab.Tracker) error {
+	var todo []*cell
+	for _, c := range p.cells {
+		if c.final == nil && c.t.trials < to {
+			todo = append(todo, c)
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	k, trials := len(todo), to-from
+	policies := make([]backoff.Policy, k)
+	for i, c := range todo {
+		policies[i] = Policy(c.key.strategy, s.base, s.cap, s.multiplier)
+	}
+	outs := make([]Outcome, k*trials) // unit u: trial from+u/k of cell u%k
+	var hists [][]*engine.Histogram     // per worker, per cell
+	var used []*World
+	defer func() {
+		for _, w := range used {
+			r.worlds.Put(w)
+		}
+	}()
+	budget := runawayFactor * simEvents(int64(p.n))
+	err := engine.Trials(ctx, k*trials, runtime.GOMAXPROCS(0), func() func(int) error {
+		w := r.worlds.Get().(*World)
+		used = append(used, w) // newWorker runs before the workers start
 		var hs []*engine.Histogram
-		if withHist {
-			hs = make([]*engine.Histogram, len(names))
+		if p.withHist {
+			hs = make([]*engine.Histogram, k)
 			for i := range hs {
 				hs[i] = engine.NewHistogram(time.Millisecond, 4096)
 			}
-			hists = append(hists, hs) // newWorker runs before the workers start
+			hists = append(hists, hs)
 		}
-		return func(trial int) error {
-			for i, p := range policies {
-				var h *engine.Histogram
-				if withHist {
-					h = hs[i]
-				}
-				out, err := w.Simulate(ctx, Config{
-					Clients: n, Policy: p, LatencyMean: s.mean, LatencySD: s.sd,
-					Seed: s.seed, Trial: trial, MaxEvents: budget,
-				}, h)
-				if err != nil {
-					return err
-				}
-				writes[i*s.trials+trial] = out.Writes
-				completion[i*s.trials+trial] = out.Completion
-				if finished != nil {
-					finished(1)
-				}
+		return func(u int) error {
+			i, trial := u%k, from+u/k
+			var h *engine.Histogram
+			if p.withHist {
+				h = hs[i]
 			}
+			out, err := w.Simulate(ctx, Config{
+				Clients: p.n, Policy: policies[i], LatencyMean: s.mean, LatencySD: s.sd,
+				Seed: s.seed, Trial: trial, MaxEvents: budget,
+			}, h)
+			if err != nil {
+				return err
+			}
+			outs[u] = out
+			r.events.Add(w.loop.Steps())
+			tr.Add(1)
 			return nil
 		}
 	})
 	if err != nil {
-		return point{}, err
+		return err
 	}
-	p := point{writes: make([]float64, len(names)), completion: make([]float64, len(names))}
-	for i := range names {
-		var w int64
-		var c time.Duration
-		for t := 0; t < s.trials; t++ {
-			w += writes[i*s.trials+t]
-			c += completion[i*s.trials+t]
+	for i, c := range todo {
+		t := &c.t
+		for trial := range trials {
+			o := outs[trial*k+i]
+			t.writes += o.Writes
+			t.completion += int64(o.Completion)
+			ms := float64(o.Completion) / 1e6
+			t.writesSq += float64(o.Writes) * float64(o.Writes)
+			t.completionSq += ms * ms
 		}
-		p.writes[i] = float64(w) / float64(s.trials)
-		p.completion[i] = float64(c) / 1e6 / float64(s.trials)
-	}
-	if withHist {
-		p.hists = make([]*engine.Histogram, len(names))
-		for i := range names {
-			h := engine.NewHistogram(time.Millisecond, 4096)
-			for _, hs := range hists {
-				h.Merge(hs[i])
+		t.trials = to
+		for _, hs := range hists {
+			t.hist.Merge(hs[i])
+		}
+		if to == s.trials {
+			w, comp := c.means()
+			wh, ch, _ := c.halfWidths()
+			v := pointValue{writes: w, completion: comp, writesHalf: wh, completionHalf: ch, trials: s.trials}
+			if p.withHist {
+				v.hist, _ = c.histogram()
 			}
-			p.hists[i] = h
+			r.points.put(c.key, v)
 		}
 	}
-	return p, nil
+	return nil
 }
 
 // scheduleUpdate is the retry schedule of seeds 001 and 004: exponential t_n = min(cap, a·r^(n−1))

@@ -257,7 +257,7 @@ func TestBudget(t *testing.T) {
 		t.Fatal("no error for a scenario of ~10^12 events")
 	}
 	if def := Params.Defaults(); Lab().CheckBudget(def, 200_000_000) != nil {
-		t.Errorf("the default scenario is over budget: cost %d", Cost(def))
+		t.Errorf("the default scenario is over budget: cost %d", Lab().Cost(def))
 	}
 }
 
@@ -266,10 +266,15 @@ func TestBudget(t *testing.T) {
 func BenchmarkReferenceSweep(b *testing.B) {
 	v, _ := Params.ParseQuery("")
 	s := scenarioOf(v)
+	tr := lab.NewTracker(func(lab.Update) {}, 0)
+	run := &runner{pilots: newPilots(1)}
+	run.worlds.New = func() any { return new(World) } // reused across points and iterations
 	b.ReportAllocs()
 	for b.Loop() {
+		run.points = newMemo(memoSize) // nothing memoised
 		for _, n := range s.sweep {
-			if _, err := simulate(context.Background(), s, s.strategies, int(n), false, nil); err != nil {
+			p := run.newPoint(s, int(n), s.strategies, false)
+			if err := run.advance(context.Background(), s, p, 0, s.trials, tr); err != nil {
 				b.Fatal(err)
 			}
 		}

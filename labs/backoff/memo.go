@@ -17,11 +17,14 @@ type pointKey struct {
 	setting
 }
 
-// pointValue is a memoised outcome: means over trials and, when computed at the chosen N, the
-// writes-over-time histogram coarsened for display.
+// pointValue is a memoised outcome: means over trials with the half-widths of their 95%
+// intervals and, when computed at the chosen N, the writes-over-time histogram coarsened for
+// display.
 type pointValue struct {
-	writes, completion float64
-	hist               *engine.Histogram // nil when not recorded
+	writes, completion         float64 // means over trials; completion in ms
+	writesHalf, completionHalf float64 // half-widths of their 95% intervals
+	trials                     int
+	hist                       *engine.Histogram // nil when not recorded
 }
 
 // memo is a bounded LRU of points shared by every run of one lab value.
