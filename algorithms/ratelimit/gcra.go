@@ -36,7 +36,9 @@ import (
 // GCRA keeps no clock of its own, so a time before an earlier call is not
 // ignored as the token bucket ignores it: the request is judged as if it
 // came then, which sees a fuller bucket (never one fuller than burst: the
-// time is moved forward to TAT - burst·T if it is before it).
+// time is moved forward to TAT - burst·T if it is before it). Times after
+// math.MaxInt64 - burst·T, the last moments int64 nanoseconds can count,
+// are treated as that time.
 type GCRARule struct {
 	interval int64 // T, ns; 0: no refill
 	unit     int64 // interval, or 1 without refill
@@ -96,17 +98,20 @@ func (r GCRARule) Update(s *GCRAState, now int64, n int) bool {
 		s.TAT = tat + need
 		return true
 	}
-	now = max(now, tat-r.full)
+	now = r.clamp(tat, now)
 	base := max(tat, now)
 	if base-now > r.full-need {
 		return false
 	}
-	if base > math.MaxInt64-need {
-		s.TAT = math.MaxInt64
-	} else {
-		s.TAT = base + need
-	}
+	s.TAT = base + need // <= now + full <= MaxInt64
 	return true
+}
+
+// clamp returns now moved into [tat - burst·T, MaxInt64 - burst·T]: never
+// earlier than a time at which the bucket would be fuller than burst, and
+// early enough that TAT cannot overflow.
+func (r GCRARule) clamp(tat, now int64) int64 {
+	return min(max(now, tat-r.full), math.MaxInt64-r.full)
 }
 
 // Estimate returns (TAT - now)/T, at least 0: the requests' worth of
@@ -115,7 +120,7 @@ func (r GCRARule) Estimate(s GCRAState, now int64) float64 {
 	if r.interval == 0 {
 		return float64(s.TAT)
 	}
-	d := max(s.TAT-max(now, s.TAT-r.full), 0)
+	d := max(s.TAT-r.clamp(s.TAT, now), 0)
 	return float64(d/r.unit) + float64(d%r.unit)/float64(r.unit)
 }
 

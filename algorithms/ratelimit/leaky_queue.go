@@ -36,7 +36,8 @@ import (
 // nothing would ever leave, so every request is refused. A time before
 // Drained - capacity·T is moved forward to it (the bucket is never seen
 // fuller than its capacity); otherwise an earlier time sees a longer
-// backlog, as if the request had come then.
+// backlog, as if the request had come then. Times after
+// math.MaxInt64 - capacity·T are treated as that time.
 type LeakyQueueRule struct {
 	interval int64 // T, ns; 0: nothing leaves
 	capacity int64
@@ -93,23 +94,25 @@ func (r LeakyQueueRule) Reserve(s *LeakyQueueState, now int64, n int) (wait time
 	}
 	need := int64(n) * r.interval // <= full
 	dr := s.Drained               // >= 0: it starts at 0 and only grows
-	now = max(now, dr-r.full)
+	now = r.clamp(dr, now)
 	base := max(dr, now)
 	backlog := base - now // <= full
 	if backlog > r.full-need {
 		return 0, false
 	}
-	if base > math.MaxInt64-need {
-		s.Drained = math.MaxInt64
-	} else {
-		s.Drained = base + need
-	}
+	s.Drained = base + need // <= now + full <= MaxInt64
 	return time.Duration(backlog + need - r.interval), true
 }
 
 // backlog returns the backlog of s at now, in ns.
 func (r LeakyQueueRule) backlog(s LeakyQueueState, now int64) int64 {
-	return max(s.Drained-max(now, s.Drained-r.full), 0)
+	return max(s.Drained-r.clamp(s.Drained, now), 0)
+}
+
+// clamp returns now moved into [drained - capacity·T, MaxInt64 - capacity·T];
+// see [GCRARule].
+func (r LeakyQueueRule) clamp(drained, now int64) int64 {
+	return min(max(now, drained-r.full), math.MaxInt64-r.full)
 }
 
 // Estimate returns the backlog at now in requests, (Drained - now)/T, with a

@@ -24,7 +24,7 @@ import (
 //     the reference the other estimates are compared with.
 //
 // A time before the newest time in the log is treated as that time (no
-// time passing). The log is the one state that is not a fixed-size value:
+// time passing): the log's clock is its newest admitted request. The log is the one state that is not a fixed-size value:
 // Decide copies it before appending, so that the state it was given stays
 // valid (it allocates, which a store simulation can afford); Update appends
 // in place and allocates only while the log grows towards Count entries.
@@ -103,17 +103,17 @@ func (r SlidingLogRule) Decide(s SlidingLogState, now int64, n int) (SlidingLogS
 	return SlidingLogState{ring: ring, size: len(ring)}, true
 }
 
-// Update is Decide in place; see [Rule]. Unlike the other rules, it drops
-// the expired times from *s even when it refuses, which leaves an
-// equivalent log.
+// Update is Decide in place; see [Rule]. Like Decide, it leaves *s as it
+// was when it refuses: the expired times are dropped by the next admission.
 func (r SlidingLogRule) Update(s *SlidingLogState, now int64, n int) bool {
 	if n <= 0 {
 		return true
 	}
-	now, *s = r.prune(*s, now)
-	if int64(n) > r.limit-int64(s.size) {
+	now, live := r.prune(*s, now)
+	if int64(n) > r.limit-int64(live.size) {
 		return false
 	}
+	*s = live
 	r.push(s, now, n)
 	return true
 }
