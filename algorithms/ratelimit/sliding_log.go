@@ -109,11 +109,28 @@ func (r SlidingLogRule) Update(s *SlidingLogState, now int64, n int) bool {
 	if n <= 0 {
 		return true
 	}
-	now, live := r.prune(*s, now)
-	if int64(n) > r.limit-int64(live.size) {
+	head, size := s.head, s.size
+	if size > 0 {
+		now = max(now, s.at(size-1))
+		cut := math.MinInt64 + r.per
+		if now >= cut {
+			cut = now - r.per
+		}
+		for size > 0 && s.ring[head] <= cut {
+			head++
+			if head == len(s.ring) {
+				head = 0
+			}
+			size--
+		}
+	}
+	if int64(n) > r.limit-int64(size) {
 		return false
 	}
-	*s = live
+	if size == 0 {
+		head = 0
+	}
+	s.head, s.size = head, size
 	r.push(s, now, n)
 	return true
 }

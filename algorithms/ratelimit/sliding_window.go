@@ -31,7 +31,8 @@ const MaxSubWindows = 60
 // reads five 15-second counters), at the price of k+1 counters per key.
 //
 //   - Memory per key: k+1 counters ([SlidingWindowState] holds up to
-//     MaxSubWindows+1 32-bit counts and a start time, 252 bytes).
+//     MaxSubWindows+1 32-bit counts, a start time and their running sum,
+//     260 bytes; a decision costs the same for any k).
 //   - Store operations per request: one increment and k reads, see
 //     [SlidingWindowRule.Counters].
 //   - Burst: Count requests at one instant from rest. Across boundaries the
@@ -54,7 +55,10 @@ type SlidingWindowRule struct {
 // in it and the sub-windows before it. Only the first k+1 counts are used.
 // The zero value is a key never seen.
 type SlidingWindowState struct {
-	Start  int64                    // start of the current sub-window, ns, a multiple of the sub-window
+	Start int64 // start of the current sub-window, ns, a multiple of the sub-window
+	// Sum is Counts[0] + … + Counts[k-1], the counts that weigh fully,
+	// kept so that a decision does not add up k counts.
+	Sum    int64
 	Counts [MaxSubWindows + 1]int32 // Counts[j]: requests j sub-windows before the current one
 }
 
@@ -94,8 +98,10 @@ func (r SlidingWindowRule) Update(s *SlidingWindowState, now int64, n int) bool 
 	}
 	if shift > 0 {
 		r.advance(s, start, shift)
+		s.Sum = full
 	}
 	s.Counts[0] += int32(n) // fits: Counts[0] + n <= limit <= MaxInt32
+	s.Sum += int64(n)
 	return true
 }
 
@@ -113,8 +119,9 @@ func (r SlidingWindowRule) view(s *SlidingWindowState, now int64) (start, shift,
 	}
 	k := int64(r.k)
 	if shift <= k {
-		for _, c := range s.Counts[:k-shift] {
-			full += int64(c)
+		full = s.Sum
+		for _, c := range s.Counts[k-shift : k] { // the counts the shift makes the oldest or drops
+			full -= int64(c)
 		}
 		oldest = int64(s.Counts[k-shift])
 	}
@@ -157,6 +164,7 @@ func (r SlidingWindowRule) Delta(now int64, n int) SlidingWindowState {
 	if n > 0 {
 		d.Start = max(floorDiv(now, r.sub)*r.sub, 0)
 		d.Counts[0] = int32(min(n, math.MaxInt32))
+		d.Sum = int64(d.Counts[0])
 	}
 	return d
 }
@@ -172,6 +180,10 @@ func (r SlidingWindowRule) Merge(a, b SlidingWindowState) SlidingWindowState {
 	shift := (a.Start - b.Start) / r.sub
 	for j := int64(0); j+shift <= int64(r.k); j++ {
 		a.Counts[j+shift] = int32(min(int64(a.Counts[j+shift])+int64(b.Counts[j]), math.MaxInt32))
+	}
+	a.Sum = 0
+	for _, c := range a.Counts[:r.k] {
+		a.Sum += int64(c)
 	}
 	return a
 }

@@ -351,6 +351,13 @@ func TestSlidingWindowMatchesCounters(t *testing.T) {
 			if got != want {
 				t.Fatalf("trial %d call %d: sliding window %v k=%d: counters %t, state %t", trial, i, l, k, got, want)
 			}
+			var sum int64
+			for _, c := range s.Counts[:k] {
+				sum += int64(c)
+			}
+			if s.Sum != sum {
+				t.Fatalf("trial %d call %d: Sum %d, counts add up to %d", trial, i, s.Sum, sum)
+			}
 			got, want = incrAdmit(cf, "f", now, n), fw.Update(&f, now, n)
 			if got != want {
 				t.Fatalf("trial %d call %d: fixed window %v: counters %t, state %t", trial, i, l, got, want)
