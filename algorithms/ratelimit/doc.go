@@ -17,14 +17,14 @@
 // key, its store operations per request, what burst means for it, and what
 // its estimate is.
 //
-//	algorithm                    rule                 state per key           store needs
-//	fixed window                 [FixedWindowRule]    start, count (16 B)     INCR
-//	sliding window, k sub-wins   [SlidingWindowRule]  k+1 counts (≤260 B)     INCR + k reads
-//	sliding log                  [SlidingLogRule]     ≤ Count times (8 B each) atomic script
-//	token bucket                 [TokenBucketRule]    deficit, last (16 B)    atomic script or CAS
-//	leaky bucket as a meter      [LeakyMeterRule]     level, last (16 B)      atomic script or CAS
-//	leaky bucket as a queue      [LeakyQueueRule]     drained time (8 B)      atomic script or CAS
-//	GCRA                         [GCRARule]           TAT (8 B)               atomic script or CAS
+//	algorithm                   rule                 state per key               store needs
+//	fixed window                FixedWindowRule      start, count: 16 B          INCR
+//	sliding window, k sub-wins  SlidingWindowRule    k+1 counts, sum: ≤ 260 B    INCR + k reads
+//	sliding log                 SlidingLogRule       ≤ Count times, 8 B each     atomic script
+//	token bucket                TokenBucketRule      deficit, last: 16 B         atomic script or CAS
+//	leaky bucket as a meter     LeakyMeterRule       level, last: 16 B           atomic script or CAS
+//	leaky bucket as a queue     LeakyQueueRule       drained time: 8 B           atomic script or CAS
+//	GCRA                        GCRARule             TAT: 8 B                    atomic script or CAS
 //
 // The fixed window lets up to twice the limit through across a boundary (a
 // full limit at 07:09:59 and another at 07:10:00). The sliding log is exact
@@ -58,10 +58,10 @@
 //
 // The bucket family works with the emission interval T = [Limit.Interval],
 // Per/Count rounded up to a whole nanosecond (exact for 100 per minute:
-// 600ms; never faster than the limit). All arithmetic is in int64
-// nanoseconds and integer counts, without floating point, so a decision
-// is the same on every platform, bit for bit; only the estimates are
-// float64.
+// 600ms; never faster than the limit). Decisions are computed in int64
+// nanoseconds and integer counts, without floating point, so they are the
+// same on every platform, bit for bit; only the estimates are float64 (and
+// [NewTokenBucket] turns its float64 rate into an interval once).
 //
 // # Rules and states: one decision, many stores
 //

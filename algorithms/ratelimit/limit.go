@@ -188,12 +188,13 @@ func (c Counters) Admit(counts []int64, now int64, n int) bool {
 	return admitWeighted(full, oldest, rem, win, int64(max(n, 0)), c.Limit)
 }
 
-// Estimate returns the number of requests in the window (now-Window·(Previous+1)... now]
-// as the counters estimate it: with Previous = 0 the count of the
-// current window; otherwise the counts of the Previous newest windows,
-// the current one included, plus the oldest count weighted by the part of
-// its window still inside the sliding window. Admit admits n exactly when
-// Estimate + n <= Limit.
+// Estimate returns the requests in the last window as the counters
+// estimate them, from counts as for Admit. With Previous = 0 (a fixed
+// window) it is the current window's count. Otherwise the sliding window
+// is (now - Previous·Window, now]: the estimate is the counts of the
+// Previous newest windows, the current one included, plus the oldest count
+// weighted by the part of its window still inside the sliding window.
+// Admit admits n exactly when Estimate + n <= Limit.
 func (c Counters) Estimate(counts []int64, now int64) float64 {
 	full, oldest, rem, win := c.split(counts, now)
 	return float64(full) + float64(oldest)*float64(rem)/float64(win)

@@ -68,7 +68,8 @@ type TokenBucketState struct {
 // holds up to burst tokens. l is clamped as documented on [Limit]; a
 // negative burst is 0 (a bucket that admits nothing), and burst is clamped
 // to at most about 2.3e18 nanoseconds divided by the interval (for 100 per
-// minute, 3.8e9 tokens).
+// minute, 3.8e9 tokens). An interval above that, about 73 years, counts as
+// a zero rate.
 func NewTokenBucketRule(l Limit, burst int) TokenBucketRule {
 	interval, capacity := bucketConfig(l, burst)
 	return newTokenBucketRule(interval, capacity)
