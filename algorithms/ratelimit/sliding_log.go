@@ -2,6 +2,7 @@ package ratelimit
 
 import (
 	"math"
+	"slices"
 	"sync"
 	"time"
 )
@@ -41,6 +42,18 @@ type SlidingLogState struct {
 	ring []int64 // ring buffer of times
 	head int     // index of the oldest time
 	size int     // number of times
+}
+
+// NewSlidingLogState returns a log holding the given request times, for
+// a store that keeps them elsewhere (a Redis sorted set, say). It copies
+// and sorts them.
+func NewSlidingLogState(times []int64) SlidingLogState {
+	if len(times) == 0 {
+		return SlidingLogState{}
+	}
+	ring := slices.Clone(times)
+	slices.Sort(ring)
+	return SlidingLogState{ring: ring, size: len(ring)}
 }
 
 // Len returns the number of times in the log, expired ones included until

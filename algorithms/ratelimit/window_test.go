@@ -156,6 +156,13 @@ func TestSlidingLogDecideDoesNotMutate(t *testing.T) {
 	if ta, tb := a.Times(nil), b.Times(nil); ta[3] != int64(5*sec) || tb[3] != int64(6*sec) {
 		t.Fatalf("next states share memory: %v and %v", ta, tb)
 	}
+	if c := ratelimit.NewSlidingLogState([]int64{2, 0, 1}); !slices.Equal(c.Times(nil), []int64{0, 1, 2}) || c.Len() != 3 {
+		t.Fatalf("NewSlidingLogState: %v", c.Times(nil))
+	}
+	// A log rebuilt from its times decides as the original.
+	if c, ok := rule.Decide(ratelimit.NewSlidingLogState(snapshot), int64(5*sec), 1); !ok || !slices.Equal(c.Times(nil), a.Times(nil)) {
+		t.Fatalf("rebuilt log: %t, %v; want %v", ok, c.Times(nil), a.Times(nil))
+	}
 	u := s.Clone()
 	if !rule.Update(&u, int64(5*sec), 1) || !slices.Equal(u.Times(nil), a.Times(nil)) {
 		t.Fatalf("Update gave %v, Decide %v", u.Times(nil), a.Times(nil))
