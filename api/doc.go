@@ -35,9 +35,22 @@
 //	{"type": "busy",  "id": 7, "retry_ms": 400}   every slot taken; the server retries itself
 //
 // Frames are incremental: summary entries replace those of the same key; a series replaces the
-// one of the same name, or extends it when "append" is true; progress replaces progress. At
-// most one frame is sent per frame interval (about 30 a second); a reader slower than that gets
-// the newest state merged into one frame, never a queue.
+// one of the same name, extends it when "append" is true, or updates its points by x when
+// "upsert" is true (a point replaces the one of the same x or is inserted in order); progress
+// replaces progress. An append or upsert to a series already sent in the run carries only
+// "name", "x", "y" and the flag: its chart, label, units and style are those sent first. A
+// series with "of" set is a view-only bound ("bound": "lo" or "hi") of a band around the
+// series of that name; the JSON result leaves bands out. A progressive lab's frames carry
+// "refine": {"done", "total", "unit"} — the numbers shown are means over done of total
+// trials, and the first frame with it completes a (coarse) picture. At most one frame is sent
+// per frame interval (about 30 a second); a reader slower than that gets the newest state
+// merged into one frame, never a queue. Frames are compressed (permessage-deflate) when the
+// browser offers it.
+//
+// A newer params message supersedes the run being streamed at once, except for a progressive
+// lab's run that has not yet completed its first picture: that one is streamed until it has,
+// and then the newest request is served. A viewer dragging a slider thus sees a picture at
+// every step the server has time for.
 //
 // Limits per connection: parameter changes are paced by a token bucket (excess requests are
 // coalesced to the newest); messages larger than the read limit close the connection with

@@ -10,9 +10,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -45,6 +47,7 @@ type Server struct {
 	Labs    *lab.Registry  // the real labs (the server also has Gated's)
 	Gated   *labtest.Gated // /gated: runs advance only as the test steps them
 	Free    *labtest.Gated // /free: the same lab, never waiting for a step
+	Prog    *labtest.Gated // /prog: gated, and Progressive
 	client  *http.Client
 	net     *pipeNet
 }
@@ -76,8 +79,9 @@ func MustOpenServer(tb testing.TB, opts ...Option) *Server {
 	m := api.NewMetrics(prometheus.NewRegistry())
 	o.hub.Observe = m.ObserveRun
 	h := hub.New(o.hub)
-	gated, free := labtest.NewGated("gated", true), labtest.NewGated("free", false)
-	o.api.Labs, o.api.Hub, o.api.Metrics = labs.Registry(gated.Lab, free.Lab), h, m
+	gated, free, prog := labtest.NewGated("gated", true), labtest.NewGated("free", false), labtest.NewGated("prog", true)
+	prog.Lab.Progressive = true
+	o.api.Labs, o.api.Hub, o.api.Metrics = labs.Registry(gated.Lab, free.Lab, prog.Lab), h, m
 	a := api.New(o.api)
 	pn := newPipeNet()
 	hs := &http.Server{Handler: a}
@@ -106,7 +110,7 @@ func MustOpenServer(tb testing.TB, opts ...Option) *Server {
 		}
 	})
 	return &Server{URL: "http://localhost", API: a, Hub: h, Metrics: m, Labs: labs.Registry(),
-		Gated: gated, Free: free, client: client, net: pn}
+		Gated: gated, Free: free, Prog: prog, client: client, net: pn}
 }
 
 // Client returns an HTTP client of the server's network.
@@ -137,6 +141,7 @@ type pipeNet struct {
 	once   sync.Once
 	mu     sync.Mutex
 	open   []net.Conn
+	read   atomic.Int64 // bytes clients have read: what went over the wire to them
 }
 
 func newPipeNet() *pipeNet {
@@ -167,7 +172,7 @@ func (p *pipeNet) DialContext(ctx context.Context, _, _ string) (net.Conn, error
 		p.mu.Lock()
 		p.open = append(p.open, client)
 		p.mu.Unlock()
-		return client, nil
+		return countingConn{client, &p.read}, nil
 	case <-p.closed:
 		return nil, net.ErrClosed
 	case <-ctx.Done():
@@ -183,6 +188,21 @@ func (p *pipeNet) closeAll() {
 		c.Close()
 	}
 }
+
+// countingConn counts the bytes read from it.
+type countingConn struct {
+	net.Conn
+	n *atomic.Int64
+}
+
+func (c countingConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// BytesRead returns the bytes clients of the server have read so far.
+func (s *Server) BytesRead() int64 { return s.net.read.Load() }
 
 type pipeAddr struct{}
 
@@ -263,6 +283,7 @@ type Reply struct {
 	URL      string                     `json:"url"`
 	Params   map[string]json.RawMessage `json:"params"`
 	Progress *lab.Progress              `json:"progress"`
+	Refine   *lab.Refinement            `json:"refine"`
 	Summary  map[string]json.RawMessage `json:"summary"`
 	Series   []lab.Series               `json:"series"`
 	Error    string                     `json:"error"`
@@ -433,10 +454,15 @@ type Fold struct {
 	Summary  map[string]json.RawMessage
 	Series   []lab.Series
 	Progress *lab.Progress
+	Refine   *lab.Refinement
+	Bands    int             // view-only band series seen (not folded into Series)
+	bands    map[string]bool // names of band series: later frames send them lean, without "of"
 }
 
 // Apply folds one frame: summary entries replace those of the same key; a series replaces the
-// one of the same name, or extends it when Append is set; progress replaces progress.
+// one of the same name, or extends it when Append is set, or updates its points by x when
+// Upsert is set; bands are counted and left out, as results leave them out; progress and
+// refinement replace theirs.
 func (f *Fold) Apply(r Reply) {
 	if f.Summary == nil {
 		f.Summary = map[string]json.RawMessage{}
@@ -445,19 +471,37 @@ func (f *Fold) Apply(r Reply) {
 		f.Summary[k] = v
 	}
 	for _, s := range r.Series {
-		i := -1
-		for j := range f.Series {
-			if f.Series[j].Name == s.Name {
-				i = j
+		if s.Of != "" || f.bands[s.Name] {
+			if f.bands == nil {
+				f.bands = map[string]bool{}
 			}
+			f.bands[s.Name] = true
+			f.Bands++
+			continue
 		}
+		i := slices.IndexFunc(f.Series, func(have lab.Series) bool { return have.Name == s.Name })
 		switch {
 		case i >= 0 && s.Append:
 			f.Series[i].X = append(f.Series[i].X, s.X...)
 			f.Series[i].Y = append(f.Series[i].Y, s.Y...)
+		case i >= 0 && s.Upsert:
+			for k, x := range s.X {
+				j, found := slices.BinarySearch(f.Series[i].X, x)
+				if found {
+					f.Series[i].Y[j] = s.Y[k]
+				} else {
+					f.Series[i].X = slices.Insert(f.Series[i].X, j, x)
+					f.Series[i].Y = slices.Insert(f.Series[i].Y, j, s.Y[k])
+				}
+			}
 		case i >= 0:
-			s.Append = false
+			s.Append, s.Upsert = false, false
 			f.Series[i] = s
+		case s.Upsert:
+			x, y := s.X, s.Y
+			s.X, s.Y, s.Upsert = nil, nil, false
+			f.Series = append(f.Series, s)
+			f.Apply(Reply{Series: []lab.Series{{Name: s.Name, X: x, Y: y, Upsert: true}}})
 		default:
 			s.Append = false
 			f.Series = append(f.Series, s)
@@ -465,6 +509,9 @@ func (f *Fold) Apply(r Reply) {
 	}
 	if r.Progress != nil {
 		f.Progress = r.Progress
+	}
+	if r.Refine != nil {
+		f.Refine = r.Refine
 	}
 }
 

@@ -5,13 +5,21 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/param"
 )
 
-// DefaultBudget is the most simulated events (as a lab estimates them) one run may need.
-const DefaultBudget = 200_000_000
+// Defaults for a server's hub (see `playground serve`).
+const (
+	// DefaultBudget is the most simulated events (as a lab estimates them) one run may need:
+	// about ten seconds of one CPU.
+	DefaultBudget = 200_000_000
+	// DefaultMaxRunCPU is the most computing time one run may use before it is stopped: the
+	// safety net under the estimates.
+	DefaultMaxRunCPU = 15 * time.Second
+)
 
 // Resolve finds the lab and scenario a URL names: a page URL (/backoff?...), an API URL
 // (/api/v1/backoff?...) or either with scheme and host. Errors are *param.Error or errNotFound.

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"runtime/debug"
+	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -68,16 +69,17 @@ func clip(s string) string {
 
 // reply is a server message; see the package documentation.
 type reply struct {
-	Type     string         `json:"type"`
-	ID       int64          `json:"id"`
-	URL      string         `json:"url,omitempty"`
-	Params   map[string]any `json:"params,omitempty"`
-	Progress *lab.Progress  `json:"progress,omitempty"`
-	Summary  map[string]any `json:"summary,omitempty"`
-	Series   []lab.Series   `json:"series,omitempty"`
-	Error    string         `json:"error,omitempty"`
-	Param    string         `json:"param,omitempty"`
-	RetryMS  int64          `json:"retry_ms,omitempty"`
+	Type     string          `json:"type"`
+	ID       int64           `json:"id"`
+	URL      string          `json:"url,omitempty"`
+	Params   map[string]any  `json:"params,omitempty"`
+	Progress *lab.Progress   `json:"progress,omitempty"`
+	Refine   *lab.Refinement `json:"refine,omitempty"`
+	Summary  map[string]any  `json:"summary,omitempty"`
+	Series   []lab.Series    `json:"series,omitempty"`
+	Error    string          `json:"error,omitempty"`
+	Param    string          `json:"param,omitempty"`
+	RetryMS  int64           `json:"retry_ms,omitempty"`
 }
 
 // busyPolicy paces a stream's retries when every slot is taken: practising what the
@@ -95,7 +97,12 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, hub.ErrDraining)
 		return
 	}
-	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{OriginPatterns: s.cfg.AllowedOrigins})
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{
+		OriginPatterns: s.cfg.AllowedOrigins,
+		// Frames are JSON full of similar numbers: deflate shrinks them several times. Without
+		// context takeover, compressors are pooled rather than held per connection.
+		CompressionMode: websocket.CompressionNoContextTakeover,
+	})
 	if err != nil {
 		return // Accept has written the error response (403 for a foreign origin)
 	}
@@ -296,10 +303,26 @@ func (st *streamConn) run(req request, busyTry *int, jitter *rand.Rand) (*reques
 	if err := st.write(reply{Type: "start", ID: req.ID, URL: l.URL(v), Params: v.Map()}); err != nil {
 		return nil, err
 	}
+	// A newer request supersedes this run at once — unless the lab is progressive and the
+	// run has not yet shown a complete picture: then the run goes on until it has, so that a
+	// viewer dragging a slider sees a picture at every step it takes time for, and the newest
+	// request is served next.
+	var (
+		pending  *request
+		pictured = !l.Progressive
+		sent     = map[string]bool{} // series sent in full in this run
+	)
 	for {
+		if pending != nil && pictured {
+			return pending, nil
+		}
 		select {
 		case next := <-st.latest:
-			return &next, nil
+			if pictured {
+				return &next, nil
+			}
+			pending = &next
+			continue
 		case <-st.ctx.Done():
 			return nil, st.ctx.Err()
 		case <-s.stop:
@@ -308,21 +331,28 @@ func (st *streamConn) run(req request, busyTry *int, jitter *rand.Rand) (*reques
 		}
 		u, done, runErr := sub.Take()
 		if !u.Empty() {
-			if err := st.write(reply{Type: "frame", ID: req.ID, Progress: u.Progress, Summary: u.Summary, Series: u.Series}); err != nil {
+			if err := st.write(reply{Type: "frame", ID: req.ID, Progress: u.Progress, Refine: u.Refine, Summary: u.Summary, Series: lean(u.Series, sent)}); err != nil {
 				return nil, err
 			}
 			s.metrics.frames.Inc()
+			pictured = pictured || u.Refine != nil
 		}
 		if done {
 			if runErr != nil {
-				return nil, st.writeErr(req.ID, runErr)
+				return pending, st.writeErr(req.ID, runErr)
 			}
-			return nil, st.write(reply{Type: "done", ID: req.ID})
+			return pending, st.write(reply{Type: "done", ID: req.ID})
+		}
+		if pending != nil && pictured {
+			return pending, nil
 		}
 		// At most one frame per interval; updates arriving meanwhile merge in the mailbox.
 		select {
 		case next := <-st.latest:
-			return &next, nil
+			if pictured {
+				return &next, nil
+			}
+			pending = &next
 		case <-st.ctx.Done():
 			return nil, st.ctx.Err()
 		case <-s.stop:
@@ -330,6 +360,23 @@ func (st *streamConn) run(req request, busyTry *int, jitter *rand.Rand) (*reques
 		case <-time.After(s.cfg.FrameInterval):
 		}
 	}
+}
+
+// lean returns series for the wire: an append or upsert to a series this run has already sent
+// carries only its name and points, the rest being what was sent first. sent records the
+// series sent.
+func lean(series []lab.Series, sent map[string]bool) []lab.Series {
+	out := series
+	for i, s := range series {
+		if (s.Append || s.Upsert) && sent[s.Name] {
+			if &out[0] == &series[0] {
+				out = slices.Clone(series)
+			}
+			out[i] = lab.Series{Name: s.Name, X: s.X, Y: s.Y, Append: s.Append, Upsert: s.Upsert}
+		}
+		sent[s.Name] = true
+	}
+	return out
 }
 
 // writeErr sends err as an error reply; unexpected errors are logged and not detailed.

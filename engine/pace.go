@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"runtime"
 	"time"
 )
 
@@ -15,8 +16,16 @@ type Pacer interface {
 	// Acquire waits until the caller may compute. It returns ctx's error if ctx ends first,
 	// or the pacer's own error if the run may compute no more.
 	Acquire(ctx context.Context) error
-	// Release ends a quantum begun by a successful Acquire; used is how long it computed.
+	// Release ends a quantum begun by a successful Acquire; used is how long it computed: the
+	// CPU time of the worker's thread where the system can tell, else wall time.
 	Release(used time.Duration)
+}
+
+// A WallPacer is a Pacer that wants computing measured in wall time rather than thread CPU
+// time: a test whose work is simulated by sleeping on a fake clock, say.
+type WallPacer interface {
+	Pacer
+	Wall() bool
 }
 
 // Quantum is about how long a worker computes between two calls of its Pacer: short enough
@@ -50,7 +59,42 @@ func Pace(ctx context.Context, f func() error) error {
 	if err := p.Acquire(ctx); err != nil {
 		return err
 	}
-	start := time.Now()
-	defer func() { p.Release(time.Since(start)) }()
+	var m meter
+	m.start(p)
+	defer func() { p.Release(m.stop()) }()
 	return f()
+}
+
+// meter measures the computing of a stretch of work on one goroutine: the CPU time of its
+// thread, to which it is locked meanwhile, where the system can tell; wall time elsewhere.
+// On a busy machine wall time would count the time other processes held the CPU.
+type meter struct {
+	wall   time.Time
+	cpu    time.Duration
+	cpuOK  bool
+	locked bool
+}
+
+func (m *meter) start(p Pacer) {
+	m.wall = time.Now()
+	if wp, ok := p.(WallPacer); ok && wp.Wall() {
+		return
+	}
+	runtime.LockOSThread()
+	m.locked = true
+	m.cpu, m.cpuOK = threadCPU()
+}
+
+func (m *meter) stop() time.Duration {
+	d := time.Since(m.wall)
+	if m.cpuOK {
+		if cpu, ok := threadCPU(); ok && cpu >= m.cpu {
+			d = cpu - m.cpu
+		}
+	}
+	if m.locked {
+		runtime.UnlockOSThread()
+		m.locked = false
+	}
+	return d
 }

@@ -66,9 +66,10 @@ func Trials(ctx context.Context, n, workers int, newWorker func() func(trial int
 				stopped.CompareAndSwap(nil, &err)
 				return
 			}
-			start := time.Now()
-			more := one(run, start.Add(Quantum))
-			pacer.Release(time.Since(start))
+			var m meter
+			m.start(pacer)
+			more := one(run, m.wall.Add(Quantum))
+			pacer.Release(m.stop())
 			if !more {
 				return
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -361,4 +362,36 @@ func TestTrialsPaced(t *testing.T) {
 			t.Errorf("Pace after the limit = %v, want the pacer's error", err)
 		}
 	})
+}
+
+// TestPaceMeasuresCPU: a paced worker reports the CPU time it used, not the time it spent
+// waiting (where the system can tell thread CPU time: Linux).
+func TestPaceMeasuresCPU(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("thread CPU time is measured on Linux only")
+	}
+	p := &countingPacer{}
+	ctx := engine.WithPacer(context.Background(), p)
+	if err := engine.Pace(ctx, func() error { time.Sleep(50 * time.Millisecond); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if used := time.Duration(p.used.Load()); used > 25*time.Millisecond {
+		t.Errorf("sleeping 50ms counted as %v of computing", used)
+	}
+	p.used.Store(0)
+	if err := engine.Pace(ctx, func() error {
+		x := 1.0
+		for i := range 20_000_000 {
+			x += math.Sqrt(float64(i))
+		}
+		if x < 0 {
+			t.Log(x)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if used := time.Duration(p.used.Load()); used <= 0 {
+		t.Errorf("a busy loop counted as %v of computing", used)
+	}
 }

@@ -29,7 +29,11 @@ type share struct {
 	cpus  *cpus
 	used  atomic.Int64 // nanoseconds computed
 	limit time.Duration
+	wall  bool // measure computing in wall time (Config.WallClock)
 }
+
+// Wall reports whether the run's computing is measured in wall time.
+func (s *share) Wall() bool { return s.wall }
 
 // errTooLong is a share's refusal: the run has computed for longer than its limit.
 type errTooLong struct{ limit time.Duration }

@@ -56,6 +56,9 @@ type Config struct {
 	MaxRunCPU time.Duration // computing time one run may use; 0 means no limit
 	Budget    int64         // simulated events one run may need; 0 means no limit
 	CacheSize int           // finished results kept
+	// WallClock measures a run's computing in wall time instead of its threads' CPU time:
+	// for tests whose work sleeps on synctest's fake clock.
+	WallClock bool
 	// Observe, when set, is told how each run ended: its duration and error (nil, a context
 	// error when cancelled). It is called without locks held.
 	Observe func(lab string, d time.Duration, err error)
@@ -148,7 +151,7 @@ func (h *Hub) Subscribe(l *lab.Lab, v param.Values) (*Sub, error) {
 		return nil, ErrBusy
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	ctx = engine.WithPacer(ctx, &share{cpus: h.cpus, limit: h.cfg.MaxRunCPU})
+	ctx = engine.WithPacer(ctx, &share{cpus: h.cpus, limit: h.cfg.MaxRunCPU, wall: h.cfg.WallClock})
 	r := &run{key: key, subs: map[*Sub]struct{}{s: {}}, cancel: cancel, slot: true}
 	s.run = r
 	h.runs[key] = r

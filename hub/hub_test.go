@@ -387,7 +387,7 @@ func newWorkLab() *workLab {
 func TestHeavyRunsDoNotStallOthers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := newWorkLab()
-		h := MustOpenHub(t, hub.Config{MaxRuns: 8, CPUs: 2})
+		h := MustOpenHub(t, hub.Config{MaxRuns: 8, CPUs: 2, WallClock: true})
 		const light = "n=3&units=20&unit=1ms" // 10ms on two idle CPUs
 
 		start := time.Now()
@@ -426,7 +426,7 @@ func TestHeavyRunsDoNotStallOthers(t *testing.T) {
 func TestRunCPULimit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := newWorkLab()
-		h := MustOpenHub(t, hub.Config{MaxRuns: 2, CPUs: 2, MaxRunCPU: time.Second})
+		h := MustOpenHub(t, hub.Config{MaxRuns: 2, CPUs: 2, MaxRunCPU: time.Second, WallClock: true})
 		start := time.Now()
 		_, err := h.Result(context.Background(), w.Lab, values(t, w.Lab, "units=8000&unit=1ms")) // 8s of computing
 		var pe *param.Error

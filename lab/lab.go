@@ -69,10 +69,10 @@ type Lab struct {
 // ([Result.Apply]) leave it out.
 type Series struct {
 	Name   string    `json:"name"`
-	Chart  string    `json:"chart"` // the View chart it belongs to
-	Label  string    `json:"label"` // legend entry
-	XUnit  string    `json:"x_unit"`
-	YUnit  string    `json:"y_unit"`
+	Chart  string    `json:"chart,omitempty"` // the View chart it belongs to
+	Label  string    `json:"label,omitempty"` // legend entry
+	XUnit  string    `json:"x_unit,omitempty"`
+	YUnit  string    `json:"y_unit,omitempty"`
 	X      []float64 `json:"x"`
 	Y      []float64 `json:"y"`
 	Append bool      `json:"append,omitempty"`

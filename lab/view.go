@@ -30,17 +30,17 @@ type Chart struct {
 	Title  string `json:"title"`
 	XLabel string `json:"x_label"`
 	YLabel string `json:"y_label"`
-	Kind   string `json:"kind,omitempty"`  // Lines, Steps or Bars; "" is Lines (or Bars, below)
-	Bars   bool   `json:"bars,omitempty"`  // draw as a histogram (the same as Kind Bars)
-	Split  bool   `json:"split,omitempty"` // one small chart per series (or per Series.Group), on shared axes
-	Mark   string `json:"mark,omitempty"`  // parameter whose value is marked on the x axis
-	LogY   bool   `json:"log_y,omitempty"` // logarithmic y axis
-	LogX   bool   `json:"log_x,omitempty"` // logarithmic x axis
-	IntX   bool   `json:"int_x,omitempty"` // x takes whole values: ticks only at integers
-	IntY   bool   `json:"int_y,omitempty"` // y takes whole values
+	Kind   string `json:"kind,omitempty"`   // Lines, Steps or Bars; "" is Lines (or Bars, below)
+	Bars   bool   `json:"bars,omitempty"`   // draw as a histogram (the same as Kind Bars)
+	Split  bool   `json:"split,omitempty"`  // one small chart per series (or per Series.Group), on shared axes
+	Mark   string `json:"mark,omitempty"`   // parameter whose value is marked on the x axis
+	LogY   bool   `json:"log_y,omitempty"`  // logarithmic y axis
+	LogX   bool   `json:"log_x,omitempty"`  // logarithmic x axis
+	IntX   bool   `json:"int_x,omitempty"`  // x takes whole values: ticks only at integers
+	IntY   bool   `json:"int_y,omitempty"`  // y takes whole values
 	XUnit  string `json:"x_unit,omitempty"` // "ms" makes the page write x as durations (1.5 s, 2 min)
 	YUnit  string `json:"y_unit,omitempty"` // "ms" likewise for y, "%" for percentages
-	Help   string `json:"help,omitempty"`  // a sentence under the title
+	Help   string `json:"help,omitempty"`   // a sentence under the title
 }
 
 // Table shows a summary entry: a map of rows by name (Rows "map") or a list of rows ("list").

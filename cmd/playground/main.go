@@ -1,7 +1,7 @@
 // Command playground serves the Resilience Playground, or runs one scenario from the command
 // line.
 //
-//	playground [serve] [-addr localhost:8080] [-max-runs N] [-drain 20s] [-allow-host name]... [-allow-origin host]...
+//	playground [serve] [-addr localhost:8080] [-max-runs N] [-max-run-cpu 15s] [-budget N] [-drain 20s] [-allow-host name]... [-allow-origin host]...
 //	playground run [-format json|csv] URL
 //	playground help
 //
@@ -92,8 +92,9 @@ func serve(args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "localhost:8080", "address to listen on")
-	maxRuns := fs.Int("max-runs", runtime.NumCPU(), "simulations at once")
-	budget := fs.Int64("budget", api.DefaultBudget, "most simulated events per run")
+	maxRuns := fs.Int("max-runs", 4*runtime.NumCPU(), "runs at once (their computing shares the CPUs fairly)")
+	budget := fs.Int64("budget", api.DefaultBudget, "most simulated events per run (as its lab estimates them)")
+	maxRunCPU := fs.Duration("max-run-cpu", api.DefaultMaxRunCPU, "most computing time per run before it is stopped")
 	drain := fs.Duration("drain", 20*time.Second, "on SIGTERM, how long runs in flight may finish")
 	var hosts, allow names
 	fs.Var(&hosts, "allow-host", "host name (or pattern such as *.example.com) the server answers to besides localhost and IP addresses (repeatable)")
@@ -107,7 +108,7 @@ func serve(args []string, stderr io.Writer) int {
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 
 	metrics := api.NewMetrics(prometheus.NewRegistry())
-	h := hub.New(hub.Config{MaxRuns: *maxRuns, Budget: *budget, CacheSize: 512, Observe: metrics.ObserveRun})
+	h := hub.New(hub.Config{MaxRuns: *maxRuns, Budget: *budget, MaxRunCPU: *maxRunCPU, CacheSize: 512, Observe: metrics.ObserveRun})
 	srv := api.New(api.Config{Labs: registry(), Hub: h, Log: log, AllowedHosts: hosts, AllowedOrigins: allow, Metrics: metrics})
 	hs := &http.Server{
 		Handler:           srv,

@@ -22,6 +22,8 @@ import (
 //	pause  wall time before each update after the first, when the lab is not gated
 //	hold   when true, the run emits its first update and then waits until it is cancelled
 //	linger wall time a cancelled run takes to stop, as a simulation between its checks does
+//	picture when positive, updates from this one on report a refinement (Update.Refine): the
+//	       results so far form a complete picture (for a lab made Progressive)
 //	panic  "cost" or "run" make the lab panic there, for testing recovery
 var Params = param.Set{
 	{Name: "n", Label: "n", Kind: param.Int, Default: "1", Min: 0, Max: 1e9, Step: 1, Help: "Value of every point."},
@@ -29,6 +31,7 @@ var Params = param.Set{
 	{Name: "pause", Label: "Pause", Kind: param.Duration, Default: "0s", Min: 0, Max: 60000, Step: 1, Unit: "ms", Help: "Wall time between updates."},
 	{Name: "hold", Label: "Hold", Kind: param.Bool, Default: "false", Help: "Wait for cancellation after the first update."},
 	{Name: "linger", Label: "Linger", Kind: param.Duration, Default: "0s", Min: 0, Max: 60000, Step: 1, Unit: "ms", Help: "Wall time a cancelled run takes to stop."},
+	{Name: "picture", Label: "Picture", Kind: param.Int, Default: "0", Min: 0, Max: 1000, Step: 1, Help: "First update that is a complete picture."},
 	{Name: "panic", Label: "Panic", Kind: param.Enum, Default: "none", Options: []string{"none", "cost", "run"}, Help: "Where to panic."},
 }
 
@@ -91,11 +94,15 @@ func (g *Gated) run(ctx context.Context, v param.Values, emit func(lab.Update)) 
 		if err := g.wait(ctx, url, i > 0, pause); err != nil {
 			return err
 		}
-		emit(lab.Update{
+		u := lab.Update{
 			Progress: &lab.Progress{Done: i + 1, Total: steps, Stage: "steps"},
 			Summary:  map[string]any{"last": []map[string]float64{{"step": float64(i), "n": n}}},
 			Series:   []lab.Series{{Name: "points", Chart: "points", Label: "n", XUnit: "step", YUnit: "n", X: []float64{float64(i)}, Y: []float64{n}, Append: true}},
-		})
+		}
+		if p := v.Int("picture"); p > 0 && i+1 >= p {
+			u.Refine = &lab.Refinement{Done: i + 1, Total: steps, Unit: "steps"}
+		}
+		emit(u)
 		if v.Bool("hold") {
 			<-ctx.Done()
 			return ctx.Err()

@@ -5,7 +5,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
-		"sync"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -88,7 +88,7 @@ const memoSize = 20000
 type runner struct {
 	points *memo
 	pilots *pilots
-	worlds sync.Pool     // of *World: grown queues and clients, reused across points and runs
+	worlds sync.Pool    // of *World: grown queues and clients, reused across points and runs
 	events atomic.Int64 // events simulated by runs (not pilots), for tests of the cost model
 }
 
@@ -226,6 +226,10 @@ func batchEnds(trials int) []int {
 	return append(ends, trials)
 }
 
+// flushEvery is how often, at most, a run sends the sweep points it has refined: about the
+// frames a browser draws while a viewer watches.
+const flushEvery = 100 * time.Millisecond
+
 // coarseToFine returns the indices 0..m-1 in the order a sweep is refined in: both ends, then
 // the middle, then the middles of the halves, and so on, so that the curve's whole shape
 // appears first and fills in.
@@ -281,6 +285,7 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 	return tr.Stage("simulating", func() error {
 		from := 0
 		order := coarseToFine(len(points))
+		histSent, bandSent := 0, 0 // trials the histograms and the bands last went out with
 		for _, to := range batchEnds(s.trials) {
 			if chosen.final() && !slices.ContainsFunc(points, (*point).unfinished) && from > 0 {
 				break // everything came from the memo
@@ -288,8 +293,29 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 			if err := r.advance(ctx, s, chosen, from, to, tr); err != nil {
 				return err
 			}
+			final := to == s.trials
 			if from == 0 || !chosen.final() {
-				tr.Emit(r.chosenUpdate(s, chosen))
+				// The table goes out with every batch; the histograms, hundreds of bins each,
+				// with the first and the last, and between them when the trials have grown
+				// tenfold since they last went out.
+				u := r.chosenUpdate(s, chosen, final || chosen.final())
+				if from == 0 || final || to >= 10*histSent {
+					histSent = to
+				} else {
+					u.Series = nil
+				}
+				tr.Emit(u)
+			}
+			// Sweep points go out together, every flushEvery or so: one series object with
+			// several points costs far fewer bytes than several objects of one point. Their
+			// bands, like the histograms, go out when the trials have grown tenfold, and last.
+			var (
+				pending lab.Update
+				flushed = time.Now()
+				bands   = to >= 2 && (final || bandSent == 0 || to >= 10*bandSent)
+			)
+			if bands {
+				bandSent = to
 			}
 			for _, i := range order {
 				p := points[i]
@@ -299,15 +325,23 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 					}
 				}
 				if from == 0 || !p.final() {
-					tr.Emit(lab.Update{Series: sweepSeries(s, p)})
+					pending.Merge(lab.Update{Series: sweepSeries(s, p, final || p.final(), bands)})
 				}
+				if time.Since(flushed) >= flushEvery && !pending.Empty() {
+					tr.Emit(pending)
+					pending, flushed = lab.Update{}, time.Now()
+				}
+			}
+			if !pending.Empty() {
+				tr.Emit(pending)
 			}
 			done := int64(to)
 			if chosen.final() && !slices.ContainsFunc(points, (*point).unfinished) {
 				done = int64(s.trials)
 			}
 			u := lab.Update{Refine: &lab.Refinement{Done: done, Total: int64(s.trials), Unit: "trials"}}
-			if len(points) > 0 {
+			if len(points) > 0 && done == int64(s.trials) {
+				// Not drawn on the page: sent once, with the final numbers.
 				u.Summary = map[string]any{"sweep": sweepSummary(s, points)}
 			}
 			tr.Emit(u)
@@ -318,8 +352,9 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 }
 
 // chosenUpdate is summary.strategies and the writes-over-time histograms at the chosen N, as
-// far as its trials have got.
-func (r *runner) chosenUpdate(s scenario, p *point) lab.Update {
+// far as its trials have got. Numbers that are not final are rounded (see provisional).
+func (r *runner) chosenUpdate(s scenario, p *point, final bool) lab.Update {
+	round := provisional(final)
 	base := len(p.cells) - 1
 	for i, c := range p.cells {
 		if c.key.strategy == baseline {
@@ -333,14 +368,14 @@ func (r *runner) chosenUpdate(s scenario, p *point) lab.Update {
 		c := p.cells[i]
 		w, comp := c.means()
 		sum[name] = StrategySummary{
-			Writes: w, CompletionMS: comp,
-			WritesChangePct: pctChange(w, bw), CompletionChangePct: pctChange(comp, bc),
+			Writes: round(w), CompletionMS: round(comp),
+			WritesChangePct: round(pctChange(w, bw)), CompletionChangePct: round(pctChange(comp, bc)),
 		}
 		h, trials := c.histogram()
 		x, y := make([]float64, len(h.Counts)), make([]float64, len(h.Counts))
 		for j, n := range h.Counts {
 			x[j] = float64(time.Duration(j)*h.Width) / 1e6
-			y[j] = float64(n) / float64(trials)
+			y[j] = round(float64(n) / float64(trials))
 		}
 		series = append(series, lab.Series{
 			Name: "timeline " + name, Chart: "timeline", Label: name,
@@ -350,20 +385,23 @@ func (r *runner) chosenUpdate(s scenario, p *point) lab.Update {
 	return lab.Update{Summary: map[string]any{"strategies": sum}, Series: series}
 }
 
-// sweepSeries is point p of the work and completion charts, upserted, with the 95% interval
-// of each mean as a band once there are two trials.
-func sweepSeries(s scenario, p *point) []lab.Series {
+// sweepSeries is point p of the work and completion charts, upserted, with (when bands is
+// set) the 95% interval of each mean as a band once there are two trials. Numbers that are not
+// final are rounded (see provisional); bands, which are only drawn, always are.
+func sweepSeries(s scenario, p *point, final, bands bool) []lab.Series {
 	var series []lab.Series
 	x := []float64{float64(p.n)}
+	round := provisional(final)
 	for i, name := range s.strategies {
 		c := p.cells[i]
 		w, comp := c.means()
+		w, comp = round(w), round(comp)
 		series = append(series,
 			lab.Series{Name: "work " + name, Chart: "work", Label: name, XUnit: "clients", YUnit: "writes",
 				X: x, Y: []float64{w}, Upsert: true},
 			lab.Series{Name: "completion " + name, Chart: "completion", Label: name, XUnit: "clients", YUnit: "ms",
 				X: x, Y: []float64{comp}, Upsert: true})
-		if wh, ch, ok := c.halfWidths(); ok {
+		if wh, ch, ok := c.halfWidths(); ok && bands {
 			series = append(series,
 				band("work", name, "writes", x, w, wh, "lo"), band("work", name, "writes", x, w, wh, "hi"),
 				band("completion", name, "ms", x, comp, ch, "lo"), band("completion", name, "ms", x, comp, ch, "hi"))
@@ -380,7 +418,26 @@ func band(chart, name, unit string, x []float64, mean, half float64, bound strin
 	}
 	of := chart + " " + name
 	return lab.Series{Name: of + " " + bound, Chart: chart, Label: name, XUnit: "clients", YUnit: unit,
-		X: x, Y: []float64{y}, Upsert: true, Of: of, Bound: bound}
+		X: x, Y: []float64{roundTo(y, 3)}, Upsert: true, Of: of, Bound: bound}
+}
+
+// provisional returns the identity for final numbers, and for numbers a later batch will
+// replace a rounding to four significant digits: as exact as a viewer can read, and a
+// fraction of the bytes on the wire.
+func provisional(final bool) func(float64) float64 {
+	if final {
+		return func(x float64) float64 { return x }
+	}
+	return func(x float64) float64 { return roundTo(x, 4) }
+}
+
+// roundTo rounds x to digits significant digits.
+func roundTo(x float64, digits int) float64 {
+	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return x
+	}
+	p := math.Pow(10, float64(digits-1)-math.Floor(math.Log10(math.Abs(x))))
+	return math.Round(x*p) / p
 }
 
 // sweepSummary is summary.sweep: every sweep point's means, in order of clients.
@@ -413,10 +470,10 @@ type cell struct {
 
 // tally sums the outcomes of the trials simulated so far, in trial order.
 type tally struct {
-	trials                  int
-	writes, completion      int64   // sums; completion in nanoseconds
-	writesSq, completionSq  float64 // sums of squares, completion in ms², for the interval
-	hist                    *engine.Histogram
+	trials                 int
+	writes, completion     int64   // sums; completion in nanoseconds
+	writesSq, completionSq float64 // sums of squares, completion in ms², for the interval
+	hist                   *engine.Histogram
 }
 
 func (r *runner) newPoint(s scenario, n int, names []string, withHist bool) *point {
@@ -492,7 +549,7 @@ func (r *runner) advance(ctx context.Context, s scenario, p *point, from, to int
 		policies[i] = Policy(c.key.strategy, s.base, s.cap, s.multiplier)
 	}
 	outs := make([]Outcome, k*trials) // unit u: trial from+u/k of cell u%k
-	var hists [][]*engine.Histogram     // per worker, per cell
+	var hists [][]*engine.Histogram   // per worker, per cell
 	var used []*World
 	defer func() {
 		for _, w := range used {

@@ -75,9 +75,9 @@ func marshal(tb testing.TB, r *lab.Result) []byte {
 	return b
 }
 
-// TestRefinement: a run shows a complete picture after its first trial — every summary key
-// and every chart — then refines it batch by batch, saying how many trials its numbers rest
-// on; frames carry only the sweep points that changed.
+// TestRefinement: a run shows a complete picture after its first trial — the table and every
+// chart — then refines it batch by batch, saying how many trials its numbers rest on; frames
+// carry only the sweep points that changed.
 func TestRefinement(t *testing.T) {
 	v, err := Params.ParseQuery("trials=40&sweep=10:50:10&clients=30")
 	if err != nil {
@@ -85,16 +85,16 @@ func TestRefinement(t *testing.T) {
 	}
 	l := Lab()
 	var (
-		refines   []int64
-		picture   *lab.Result // the fold when the first refinement is reported
-		fold      = lab.NewResult(l, v)
-		maxPoints int
+		refines  []int64
+		picture  *lab.Result // the fold when the first refinement is reported
+		fold     = lab.NewResult(l, v)
+		upserted = map[string]int{} // points sent per series
 	)
 	_, err = l.Execute(context.Background(), v, func(u lab.Update) {
 		fold.Apply(u)
 		for _, s := range u.Series {
-			if s.Upsert && len(s.X) > maxPoints {
-				maxPoints = len(s.X)
+			if s.Upsert {
+				upserted[s.Name] += len(s.X)
 			}
 		}
 		if u.Refine == nil {
@@ -118,10 +118,17 @@ func TestRefinement(t *testing.T) {
 	if want := []int64{1, 3, 10, 30, 40}; !slices.Equal(refines, want) {
 		t.Errorf("refinements at %v trials, want %v", refines, want)
 	}
-	for _, key := range []string{"strategies", "sweep", "schedule"} {
+	for _, key := range []string{"strategies", "schedule"} {
 		if _, ok := picture.Summary[key]; !ok {
 			t.Errorf("the first picture lacks summary.%s", key)
 		}
+	}
+	// summary.sweep is not drawn: it comes once, with the final numbers.
+	if _, ok := picture.Summary["sweep"]; ok {
+		t.Errorf("the first picture has summary.sweep, which only the final batch sends")
+	}
+	if _, ok := fold.Summary["sweep"]; !ok {
+		t.Errorf("the result lacks summary.sweep")
 	}
 	charts := map[string]int{}
 	for _, s := range picture.Series {
@@ -135,8 +142,13 @@ func TestRefinement(t *testing.T) {
 			t.Errorf("the first picture has nothing in chart %s", c.ID)
 		}
 	}
-	if maxPoints != 1 {
-		t.Errorf("an upsert carried %d points, want one point per update", maxPoints)
+	// Each sweep point goes out once per batch, never the sweep so far again and again.
+	// Bands start with the second batch (an interval needs two trials) and go out when the
+	// trials have grown tenfold (3, 30) and with the final batch.
+	for name, want := range map[string]int{"work none": 5 * 5, "completion full": 5 * 5, "work full lo": 5 * 3} {
+		if got := upserted[name]; got != want {
+			t.Errorf("%s: %d points sent, want %d: each sweep point once per batch", name, got, want)
+		}
 	}
 	// The first picture is a picture of one trial: it differs from the final one.
 	if fmt.Sprint(picture.Summary["strategies"]) == fmt.Sprint(fold.Summary["strategies"]) {

@@ -1,0 +1,53 @@
+package api_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/coder/websocket"
+)
+
+// TestWireBytes measures what a cold default run of the backoff lab moves to a browser over
+// the stream — every frame of every refinement, deflated as browsers negotiate — against the
+// size of the run's final result as plain JSON, and against the same stream uncompressed.
+// Frames carry only what changed (each sweep point once per refinement, series names and
+// points only after their first frame, the histograms and bands three times, summary.sweep
+// once), so even with five refinements the deflated wire stays about the size of the final
+// state's JSON (a little more or less as timing makes frames more or fewer), and the raw wire
+// below the 92 KB the one-pass protocol sent for a single pass.
+func TestWireBytes(t *testing.T) {
+	moved := map[bool]int64{}
+	var final int
+	for _, deflate := range []bool{false, true} {
+		srv := MustOpenServer(t)
+		opts := &websocket.DialOptions{CompressionMode: websocket.CompressionDisabled}
+		if deflate {
+			opts.CompressionMode = websocket.CompressionNoContextTakeover
+		}
+		st := srv.MustDial(t, "backoff", opts)
+		before := srv.BytesRead()
+		st.Send(1, "")
+		_, frames, _ := st.Run(1)
+		moved[deflate] = srv.BytesRead() - before
+		res, body := srv.MustResult(t, "backoff", "")
+		var f Fold
+		for _, fr := range frames {
+			f.Apply(fr)
+		}
+		if canon(t, f.Series) != canon(t, res.Series) || canon(t, f.Summary) != canon(t, res.Summary) {
+			t.Errorf("deflate %v: the frames fold to a different result", deflate)
+		}
+		final = len(body)
+		b, _ := json.Marshal(res)
+		t.Logf("deflate %v: %d frames, %d bytes on the wire; the final result is %d bytes of JSON", deflate, len(frames), moved[deflate], len(b))
+	}
+	if moved[true] > int64(final)*5/4 {
+		t.Errorf("a default run moves %d bytes deflated, more than 1.25 times its final result's %d", moved[true], final)
+	}
+	if moved[false] > 92_000 {
+		t.Errorf("a default run moves %d bytes uncompressed, more than the one-pass protocol's 92 KB", moved[false])
+	}
+	if moved[true]*3 > moved[false] {
+		t.Errorf("deflate saves too little: %d bytes against %d", moved[true], moved[false])
+	}
+}
