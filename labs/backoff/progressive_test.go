@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/resilience-playground/playground/lab"
 )
@@ -167,4 +168,33 @@ func TestCoarseToFine(t *testing.T) {
 	if got, want := coarseToFine(9), []int{0, 8, 4, 2, 6, 1, 3, 5, 7}; !slices.Equal(got, want) {
 		t.Errorf("coarseToFine(9) = %v, want %v", got, want)
 	}
+}
+
+// BenchmarkBaseMove is what a viewer waits for after moving the base slider at the default
+// scenario: the first complete picture (the first refinement: every panel drawn from one
+// trial) and the final numbers. Each iteration moves base to a value not seen before, so
+// nothing comes from the memo.
+func BenchmarkBaseMove(b *testing.B) {
+	l := Lab()
+	mustRunOn(b, l, "")
+	var picture, final time.Duration
+	for i := 0; b.Loop(); i++ {
+		v, err := Params.ParseQuery(fmt.Sprintf("base=%dus", 5001+i))
+		if err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		seen := false
+		if _, err := l.Execute(context.Background(), v, func(u lab.Update) {
+			if u.Refine != nil && !seen {
+				seen = true
+				picture += time.Since(start)
+			}
+		}); err != nil {
+			b.Fatal(err)
+		}
+		final += time.Since(start)
+	}
+	b.ReportMetric(float64(picture.Milliseconds())/float64(b.N), "ms-to-picture")
+	b.ReportMetric(float64(final.Milliseconds())/float64(b.N), "ms-to-final")
 }

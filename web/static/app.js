@@ -273,6 +273,7 @@ function onMessage(m) {
 // ---- results ----------------------------------------------------------------------------
 
 const store = (probe.series = {}); // series by name
+const bands = {}; // view-only band series by name (not drawn by this page)
 let fresh = new Set(); // series names the current run has sent
 const summary = probe.summary;
 let freshSummary = new Set(); // summary keys the current run has sent
@@ -291,14 +292,29 @@ function applyFrame(m) {
   }
   for (const s of m.series || []) {
     const old = store[s.name];
+    if (s.of || (old && old.of && !s.chart)) { // a band: drawn by the new page, kept out of the data
+      bands[s.name] = { ...(bands[s.name] || {}), ...s };
+      continue;
+    }
     if (s.append && old && fresh.has(s.name)) {
       old.x.push(...s.x);
       old.y.push(...s.y);
+    } else if (s.upsert && old && fresh.has(s.name)) {
+      s.x.forEach((x, k) => {
+        let i = old.x.findIndex((v) => v >= x);
+        if (i < 0) i = old.x.length;
+        if (old.x[i] === x) old.y[i] = s.y[k];
+        else { old.x.splice(i, 0, x); old.y.splice(i, 0, s.y[k]); }
+      });
+    } else if (s.upsert) {
+      const meta = old && !s.chart ? old : s; // a lean upsert keeps what was sent first
+      const pts = s.x.map((x, k) => [x, s.y[k]]).sort((a, b) => a[0] - b[0]);
+      store[s.name] = { ...meta, ...s, chart: meta.chart, label: meta.label, x_unit: meta.x_unit, y_unit: meta.y_unit, upsert: undefined, x: pts.map((p) => p[0]), y: pts.map((p) => p[1]) };
     } else {
       store[s.name] = { ...s, x: [...s.x], y: [...s.y] };
     }
     fresh.add(s.name);
-    dirty.add(s.chart);
+    dirty.add(store[s.name].chart);
   }
   if (dirty.size && pendingInputs.length) {
     drawnInputs.push(...pendingInputs.filter((p) => p.id <= m.id));
