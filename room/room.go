@@ -1,0 +1,124 @@
+// Package room keeps the state of live teaching sessions: a presenter drives a lab's scenario
+// and every follower's page shows it as it changes. Because a scenario is its URL and runs are
+// deterministic, a room only needs to share its current URL (and tour step): each server that
+// has followers of a room computes the scenario once and fans the frames out to them (see
+// package api).
+//
+// A room is known by a short join code, which anyone in the classroom may see, and driven by
+// whoever holds its presenter key, a secret that cannot be guessed from the code; only a hash
+// of the key is stored. Rooms live in a [Store]: [NewMemory] for one server, [NewRedis] when
+// the playground runs as several replicas behind a load balancer, which then share rooms
+// through Redis (state in a hash, changes on a pub/sub channel). Rooms expire after a period
+// without activity; nothing is written to disk.
+package room
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"strings"
+	"time"
+)
+
+// Errors of a Store.
+var (
+	ErrNotFound = errors.New("room: no such room (it has ended or never existed)")
+	ErrExists   = errors.New("room: the code is taken")
+)
+
+// Room is a room's shared state.
+type Room struct {
+	Code    string    `json:"code"`
+	Lab     string    `json:"lab"`
+	URL     string    `json:"url"`     // the canonical scenario URL the room shows
+	Step    string    `json:"step"`    // the tour step shown, "" for none
+	Version int64     `json:"version"` // grows with every change of URL or step
+	Active  time.Time `json:"active"`  // last change or sign of life
+}
+
+// Store keeps rooms and tells servers of their changes.
+type Store interface {
+	// Create stores a new room with the hash of its presenter key (see HashKey); it fails
+	// with ErrExists if the code is taken.
+	Create(ctx context.Context, r Room, keyHash string) error
+	// Get returns a room, or ErrNotFound.
+	Get(ctx context.Context, code string) (Room, error)
+	// Present checks a presenter key against the room's, in constant time.
+	Present(ctx context.Context, code, key string) (bool, error)
+	// Update sets the room's URL and step, advances its version and tells every watcher.
+	Update(ctx context.Context, code, url, step string) (Room, error)
+	// Touch keeps a room alive that has participants but no changes.
+	Touch(ctx context.Context, code string) error
+	// Watch returns the room's changes from now on, newest first if a watcher falls behind
+	// (older ones are dropped), until ctx ends. Follower counts changing also come through
+	// it, as the room unchanged.
+	Watch(ctx context.Context, code string) (<-chan Room, error)
+	// SetFollowers records how many followers a server (replica) has in a room, and tells
+	// every watcher; Followers sums them over servers.
+	SetFollowers(ctx context.Context, code, replica string, n int) error
+	Followers(ctx context.Context, code string) (int, error)
+	// Close releases the store's resources.
+	Close() error
+}
+
+// TTL is how long a room lives without activity: no change by its presenter and no server
+// touching it for its participants.
+const TTL = 2 * time.Hour
+
+// codeAlphabet has no letters or digits that look alike (0/O, 1/I/L), so a code read off a
+// projector is typed right.
+const codeAlphabet = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+
+// CodeLen is the length of a join code: 31^6, about 887 million codes.
+const CodeLen = 6
+
+// NewCode returns a random join code.
+func NewCode() string {
+	var b [CodeLen]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand does not fail on supported systems
+	}
+	for i := range b {
+		b[i] = codeAlphabet[int(b[i])%len(codeAlphabet)]
+	}
+	return string(b[:])
+}
+
+// NormalizeCode returns code as stored: upper case, spaces and dashes removed. It returns ""
+// for a string that cannot be a code.
+func NormalizeCode(code string) string {
+	code = strings.ToUpper(strings.NewReplacer(" ", "", "-", "").Replace(code))
+	if len(code) != CodeLen {
+		return ""
+	}
+	for _, c := range code {
+		if !strings.ContainsRune(codeAlphabet, c) {
+			return ""
+		}
+	}
+	return code
+}
+
+// NewKey returns a random presenter key: 256 bits, URL-safe.
+func NewKey() string {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// HashKey returns the hash of a presenter key that stores keep.
+func HashKey(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:])
+}
+
+// keyMatches compares a key with a stored hash in constant time.
+func keyMatches(key, hash string) bool {
+	return subtle.ConstantTimeCompare([]byte(HashKey(key)), []byte(hash)) == 1
+}
