@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"runtime/debug"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -23,16 +25,24 @@ import (
 	"github.com/resilience-playground/playground/param"
 )
 
-// request is a decoded client message.
+// request is a decoded client message: "params" on a lab's stream; on a room's stream also
+// "present" (with the presenter's key) and "step" (a tour step, with the params).
 type request struct {
 	Type  string `json:"type"`
 	ID    int64  `json:"id"`
 	Query string `json:"query"`
+	Key   string `json:"key,omitempty"`
+	Step  string `json:"step,omitempty"`
 }
 
-// decodeMessage validates one client message: a JSON object with type "params", a
-// non-negative id and a query no longer than param.MaxQueryLen. Unknown fields are an error.
-func decodeMessage(b []byte) (request, error) {
+// decodeMessage validates one client message of a lab's stream: a JSON object with type
+// "params", a non-negative id and a query no longer than param.MaxQueryLen. Unknown fields are
+// an error.
+func decodeMessage(b []byte) (request, error) { return decodeOf(b, "params") }
+
+// decodeOf validates one client message whose type must be one of types. Keys and steps are
+// short strings.
+func decodeOf(b []byte, types ...string) (request, error) {
 	var m request
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -44,14 +54,24 @@ func decodeMessage(b []byte) (request, error) {
 		return request{}, errors.New("message has data after the JSON object")
 	}
 	switch {
-	case m.Type != "params":
-		return request{}, fmt.Errorf("message type must be \"params\", got %q", clip(m.Type))
+	case !slices.Contains(types, m.Type):
+		return request{}, fmt.Errorf("message type must be %s, got %q", quoted(types), clip(m.Type))
+	case len(m.Key) > 64 || len(m.Step) > 64:
+		return request{}, errors.New("key and step are at most 64 bytes long")
 	case m.ID < 0:
 		return request{}, errors.New("message id must not be negative")
 	case len(m.Query) > param.MaxQueryLen:
 		return request{}, fmt.Errorf("query is %d bytes long; the limit is %d", len(m.Query), param.MaxQueryLen)
 	}
 	return m, nil
+}
+
+func quoted(types []string) string {
+	q := make([]string, len(types))
+	for i, t := range types {
+		q[i] = strconv.Quote(t)
+	}
+	return strings.Join(q, " or ")
 }
 
 // clip shortens s to about 40 bytes, cutting at a rune boundary: it may become a close
@@ -114,74 +134,78 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 
 	ctx, cancel := context.WithCancel(context.Background()) // the request's context ends at hijack
 	defer cancel()
-	st := &streamConn{s: s, l: l, c: c, ctx: ctx, latest: make(chan request, 1)}
-	defer func() {
-		// The connection is hijacked: an HTTP error cannot be written any more, so a panic
-		// closes the stream with 1011 instead (and is logged).
-		if v := recover(); v != nil {
-			if v == http.ErrAbortHandler {
-				panic(v)
-			}
-			s.log.Error("panic in stream", "lab", l.Name, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-			c.Close(websocket.StatusInternalError, "internal error")
+	ws := &wsConn{s: s, c: c, ctx: ctx}
+	d := s.newDriver(ctx, l, ws.writeJSON)
+	d.idle = s.cfg.IdleTimeout
+	defer ws.recoverPanic(l.Name)
+	go ws.read(cancel, func(b []byte) error {
+		m, err := decodeMessage(b)
+		if err != nil {
+			return err
 		}
-	}()
-	go st.read(cancel)
-	go st.ping(cancel)
-	code, reason := st.serve()
+		d.offer(m)
+		return nil
+	})
+	go ws.ping(cancel)
+	code, reason := d.serve()
 	c.Close(code, reason)
 }
 
-// streamConn is one websocket stream.
-type streamConn struct {
-	s      *Server
-	l      *lab.Lab
-	c      *websocket.Conn
-	ctx    context.Context
-	latest chan request // the newest unserved request; older ones are dropped
+// wsConn is one accepted websocket: reading client messages, pinging, writing replies.
+type wsConn struct {
+	s   *Server
+	c   *websocket.Conn
+	ctx context.Context
 }
 
-// read decodes client messages, keeping only the newest. A malformed message ends the
-// connection with 1007.
-func (st *streamConn) read(cancel context.CancelFunc) {
+// recoverPanic closes the connection with 1011 after a panic of its handler: the connection
+// is hijacked, an HTTP error cannot be written any more. The panic is logged.
+func (ws *wsConn) recoverPanic(what string) {
+	if v := recover(); v != nil {
+		if v == http.ErrAbortHandler {
+			panic(v)
+		}
+		ws.s.log.Error("panic in stream", "of", what, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+		ws.c.Close(websocket.StatusInternalError, "internal error")
+	}
+}
+
+// read hands each client message to handle until the connection ends. A binary message
+// closes the connection with 1003, one that is not valid UTF-8 or that handle refuses with
+// 1007 and the error as reason.
+func (ws *wsConn) read(cancel context.CancelFunc, handle func([]byte) error) {
 	defer cancel()
 	for {
-		typ, b, err := st.c.Read(st.ctx)
+		typ, b, err := ws.c.Read(ws.ctx)
 		if err != nil {
 			return // closed, too big (the library closes with 1009), or ctx done
 		}
 		if typ != websocket.MessageText {
-			st.c.Close(websocket.StatusUnsupportedData, "send JSON text messages")
+			ws.c.Close(websocket.StatusUnsupportedData, "send JSON text messages")
 			return
 		}
 		if !utf8.Valid(b) { // RFC 6455, section 8.1: text frames carry UTF-8
-			st.c.Close(websocket.StatusInvalidFramePayloadData, "message is not valid UTF-8")
+			ws.c.Close(websocket.StatusInvalidFramePayloadData, "message is not valid UTF-8")
 			return
 		}
-		m, err := decodeMessage(b)
-		if err != nil {
-			st.c.Close(websocket.StatusInvalidFramePayloadData, clip(err.Error()))
+		if err := handle(b); err != nil {
+			ws.c.Close(websocket.StatusInvalidFramePayloadData, clip(err.Error()))
 			return
 		}
-		select {
-		case <-st.latest: // drop the older request: only the newest matters
-		default:
-		}
-		st.latest <- m
 	}
 }
 
 // ping checks the peer is alive; one that does not answer is dropped.
-func (st *streamConn) ping(cancel context.CancelFunc) {
-	t := time.NewTicker(st.s.cfg.PingInterval)
+func (ws *wsConn) ping(cancel context.CancelFunc) {
+	t := time.NewTicker(ws.s.cfg.PingInterval)
 	defer t.Stop()
 	for {
 		select {
-		case <-st.ctx.Done():
+		case <-ws.ctx.Done():
 			return
 		case <-t.C:
-			ctx, done := context.WithTimeout(st.ctx, st.s.cfg.PingInterval)
-			err := st.c.Ping(ctx)
+			ctx, done := context.WithTimeout(ws.ctx, ws.s.cfg.PingInterval)
+			err := ws.c.Ping(ctx)
 			done()
 			if err != nil {
 				cancel()
@@ -191,21 +215,51 @@ func (st *streamConn) ping(cancel context.CancelFunc) {
 	}
 }
 
-func (st *streamConn) write(m reply) error {
+// writeJSON encodes m and writes it.
+func (ws *wsConn) writeJSON(m reply) error {
 	b, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(st.ctx, st.s.cfg.WriteTimeout)
-	defer cancel()
-	return st.c.Write(ctx, websocket.MessageText, b)
+	return ws.write(b)
 }
 
-// serve is the stream's main loop: it takes the newest request, paced by a token bucket, and
-// streams its run until a newer request, the end of the run, the end of the connection or the
-// server draining. It returns the close code and reason.
-func (st *streamConn) serve() (websocket.StatusCode, string) {
-	s := st.s
+// write writes one text message, within the write timeout.
+func (ws *wsConn) write(b []byte) error {
+	ctx, cancel := context.WithTimeout(ws.ctx, ws.s.cfg.WriteTimeout)
+	defer cancel()
+	return ws.c.Write(ctx, websocket.MessageText, b)
+}
+
+// driver serves the requests of one viewer's stream, or of a room: it takes the newest
+// request, paced by a token bucket, and streams its run to out until a newer request, the end
+// of the run, the end of ctx or the server draining.
+type driver struct {
+	s      *Server
+	l      *lab.Lab
+	ctx    context.Context
+	latest chan request // the newest unserved request; older ones are dropped
+	out    func(reply) error
+	idle   time.Duration // with no request for this long, serve ends (0: never)
+}
+
+func (s *Server) newDriver(ctx context.Context, l *lab.Lab, out func(reply) error) *driver {
+	return &driver{s: s, l: l, ctx: ctx, latest: make(chan request, 1), out: out}
+}
+
+// offer hands the driver a request, replacing one it has not taken yet: only the newest
+// matters.
+func (d *driver) offer(m request) {
+	select {
+	case <-d.latest:
+	default:
+	}
+	d.latest <- m
+}
+
+// serve is the driver's main loop. It returns the close code and reason of a stream.
+func (d *driver) serve() (websocket.StatusCode, string) {
+	s := d.s
 	bucket := ratelimit.NewTokenBucket(s.cfg.ParamRate, s.cfg.ParamBurst)
 	jitter := rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	var (
@@ -215,34 +269,43 @@ func (st *streamConn) serve() (websocket.StatusCode, string) {
 	)
 	for {
 		if !have {
-			idle := time.NewTimer(s.cfg.IdleTimeout)
+			var (
+				idle  <-chan time.Time
+				timer *time.Timer
+			)
+			if d.idle > 0 {
+				timer = time.NewTimer(d.idle)
+				idle = timer.C
+			}
 			select {
-			case req = <-st.latest:
+			case req = <-d.latest:
 			case <-s.drain:
 				return websocket.StatusGoingAway, "server restarting; reconnect"
-			case <-st.ctx.Done():
+			case <-d.ctx.Done():
 				return websocket.StatusNormalClosure, ""
-			case <-idle.C:
+			case <-idle:
 				return StatusIdle, "idle"
 			}
-			idle.Stop()
+			if timer != nil {
+				timer.Stop()
+			}
 		}
 		have = false
 		// Pace parameter changes: wait for a token, taking any newer request meanwhile.
 		for !bucket.AllowN(time.Now(), 1) {
 			s.metrics.rejected.WithLabelValues("rate_limited").Inc()
 			select {
-			case req = <-st.latest:
+			case req = <-d.latest:
 			case <-time.After(bucket.Delay(time.Now())):
-			case <-st.ctx.Done():
+			case <-d.ctx.Done():
 				return websocket.StatusNormalClosure, ""
 			case <-s.stop:
 				return websocket.StatusGoingAway, "server restarting; reconnect"
 			}
 		}
-		next, err := st.run(req, &busyTry, jitter)
+		next, err := d.run(req, &busyTry, jitter)
 		if err != nil {
-			if st.ctx.Err() != nil {
+			if d.ctx.Err() != nil {
 				return websocket.StatusNormalClosure, ""
 			}
 			if errors.Is(err, errDrained) || s.draining.Load() {
@@ -263,12 +326,12 @@ var errDrained = errors.New("drained")
 const StatusIdle websocket.StatusCode = 4000
 
 // run serves one request. It returns the newer request that interrupted it, if any.
-func (st *streamConn) run(req request, busyTry *int, jitter *rand.Rand) (*request, error) {
-	s, l := st.s, st.l
+func (d *driver) run(req request, busyTry *int, jitter *rand.Rand) (*request, error) {
+	s, l := d.s, d.l
 	v, err := l.Params.ParseQuery(req.Query)
 	if err != nil {
 		s.metrics.rejected.WithLabelValues("bad_params").Inc()
-		return nil, st.writeErr(req.ID, err)
+		return nil, d.writeErr(req.ID, err)
 	}
 	var sub *hub.Sub
 	for {
@@ -282,25 +345,25 @@ func (st *streamConn) run(req request, busyTry *int, jitter *rand.Rand) (*reques
 		}
 		s.countRejection(err)
 		if !errors.Is(err, hub.ErrBusy) {
-			return nil, st.writeErr(req.ID, err)
+			return nil, d.writeErr(req.ID, err)
 		}
 		*busyTry++
 		wait := busyPolicy.Sleep(*busyTry, 0, jitter) + 20*time.Millisecond
-		if err := st.write(reply{Type: "busy", ID: req.ID, RetryMS: wait.Milliseconds()}); err != nil {
+		if err := d.out(reply{Type: "busy", ID: req.ID, RetryMS: wait.Milliseconds()}); err != nil {
 			return nil, err
 		}
 		select {
-		case next := <-st.latest:
+		case next := <-d.latest:
 			return &next, nil
 		case <-time.After(wait):
-		case <-st.ctx.Done():
-			return nil, st.ctx.Err()
+		case <-d.ctx.Done():
+			return nil, d.ctx.Err()
 		case <-s.stop:
 			return nil, errDrained
 		}
 	}
 	defer sub.Close()
-	if err := st.write(reply{Type: "start", ID: req.ID, URL: l.URL(v), Params: v.Map()}); err != nil {
+	if err := d.out(reply{Type: "start", ID: req.ID, URL: l.URL(v), Params: v.Map()}); err != nil {
 		return nil, err
 	}
 	// A newer request supersedes this run at once — unless the lab is progressive and the
@@ -317,21 +380,21 @@ func (st *streamConn) run(req request, busyTry *int, jitter *rand.Rand) (*reques
 			return pending, nil
 		}
 		select {
-		case next := <-st.latest:
+		case next := <-d.latest:
 			if pictured {
 				return &next, nil
 			}
 			pending = &next
 			continue
-		case <-st.ctx.Done():
-			return nil, st.ctx.Err()
+		case <-d.ctx.Done():
+			return nil, d.ctx.Err()
 		case <-s.stop:
 			return nil, errDrained
 		case <-sub.Ready():
 		}
 		u, done, runErr := sub.Take()
 		if !u.Empty() {
-			if err := st.write(reply{Type: "frame", ID: req.ID, Progress: u.Progress, Refine: u.Refine, Summary: u.Summary, Series: lean(u.Series, sent)}); err != nil {
+			if err := d.out(reply{Type: "frame", ID: req.ID, Progress: u.Progress, Refine: u.Refine, Summary: u.Summary, Series: lean(u.Series, sent)}); err != nil {
 				return nil, err
 			}
 			s.metrics.frames.Inc()
@@ -339,22 +402,22 @@ func (st *streamConn) run(req request, busyTry *int, jitter *rand.Rand) (*reques
 		}
 		if done {
 			if runErr != nil {
-				return pending, st.writeErr(req.ID, runErr)
+				return pending, d.writeErr(req.ID, runErr)
 			}
-			return pending, st.write(reply{Type: "done", ID: req.ID})
+			return pending, d.out(reply{Type: "done", ID: req.ID})
 		}
 		if pending != nil && pictured {
 			return pending, nil
 		}
 		// At most one frame per interval; updates arriving meanwhile merge in the mailbox.
 		select {
-		case next := <-st.latest:
+		case next := <-d.latest:
 			if pictured {
 				return &next, nil
 			}
 			pending = &next
-		case <-st.ctx.Done():
-			return nil, st.ctx.Err()
+		case <-d.ctx.Done():
+			return nil, d.ctx.Err()
 		case <-s.stop:
 			return nil, errDrained
 		case <-time.After(s.cfg.FrameInterval):
@@ -380,13 +443,13 @@ func lean(series []lab.Series, sent map[string]bool) []lab.Series {
 }
 
 // writeErr sends err as an error reply; unexpected errors are logged and not detailed.
-func (st *streamConn) writeErr(id int64, err error) error {
+func (d *driver) writeErr(id int64, err error) error {
 	code, body := statusOf(err)
 	if code == http.StatusInternalServerError {
-		st.s.log.Error("stream run", "lab", st.l.Name, "err", err)
+		d.s.log.Error("stream run", "lab", d.l.Name, "err", err)
 	}
 	if code == 499 {
 		return err
 	}
-	return st.write(reply{Type: "error", ID: id, Error: body.Error, Param: body.Param})
+	return d.out(reply{Type: "error", ID: id, Error: body.Error, Param: body.Param})
 }
