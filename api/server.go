@@ -18,6 +18,7 @@ import (
 
 	"github.com/resilience-playground/playground/hub"
 	"github.com/resilience-playground/playground/lab"
+	"github.com/resilience-playground/playground/room"
 	"github.com/resilience-playground/playground/web"
 	"github.com/resilience-playground/playground/web/templates"
 )
@@ -47,6 +48,11 @@ type Config struct {
 	WriteTimeout  time.Duration // longest a frame write may block (default 10s)
 	IdleTimeout   time.Duration // a stream with no request for this long is closed (default 30m)
 
+	// Rooms keeps the rooms of live sessions (default: in this process's memory); Replica
+	// names this server among the replicas sharing it (default: random).
+	Rooms   room.Store
+	Replica string
+
 	// Metrics receives the server's metrics and /metrics serves them; default: NewMetrics of
 	// a new registry. Pass the same Metrics' ObserveRun to the hub's Config.Observe.
 	Metrics *Metrics
@@ -61,8 +67,12 @@ type Server struct {
 
 	static *staticFiles
 
+	rooms *roomServer
+
 	draining atomic.Bool
-	drain    chan struct{} // closed when draining starts
+	drain    chan struct{}   // closed when draining starts
+	drainCtx context.Context // done when draining starts
+	drained  context.CancelFunc
 	stop     chan struct{} // closed when streams must end now
 	once     sync.Once
 	stopOnce sync.Once
@@ -102,7 +112,15 @@ func New(cfg Config) *Server {
 	if err != nil {
 		panic("api: reading the embedded static files: " + err.Error()) // a broken build
 	}
+	if cfg.Rooms == nil {
+		cfg.Rooms = room.NewMemory()
+	}
+	if cfg.Replica == "" {
+		cfg.Replica = room.NewKey()[:12]
+	}
 	s := &Server{cfg: cfg, log: cfg.Log, drain: make(chan struct{}), stop: make(chan struct{}), metrics: cfg.Metrics, static: static}
+	s.drainCtx, s.drained = context.WithCancel(context.Background())
+	s.rooms = newRoomServer(s, cfg.Rooms, cfg.Replica)
 	s.metrics.watch(cfg.Hub)
 	s.router = s.routes()
 	return s
@@ -131,11 +149,16 @@ func (s *Server) routes() chi.Router {
 	r.Group(func(r chi.Router) {
 		r.Use(middleware.Compress(5, "text/html", "application/json"))
 		r.Get("/", s.index)
+		r.Get("/api/v1/rooms/{code}", s.rooms.getRoom)
+		r.Post("/api/v1/rooms", s.rooms.createRoom)
+		r.Get("/join/{code}", s.rooms.joinPage)
 		r.Get("/api/v1/{lab}", s.result)
 		r.Get("/embed/{lab}", s.page(true))
 		r.Get("/{lab}", s.page(false))
 	})
 	r.Get("/api/v1/{lab}/stream", s.stream)
+	r.Get("/api/v1/rooms/{code}/stream", s.rooms.stream)
+	r.Get("/join/{code}/qr.svg", s.rooms.qr)
 	return r
 }
 
@@ -229,6 +252,7 @@ func (s *Server) Drain() {
 	s.once.Do(func() {
 		s.draining.Store(true)
 		close(s.drain)
+		s.drained()
 	})
 }
 
