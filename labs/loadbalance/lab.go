@@ -18,7 +18,8 @@ import (
 func Lab() *lab.Lab { return (&runner{}).lab() }
 
 type runner struct {
-	work atomic.Int64 // work units simulated (World.Work), summed over runs
+	work  atomic.Int64 // work units simulated (World.Work), summed over runs
+	chunk float64      // work per step of one simulation; 0 means chunkWork (tests vary it)
 }
 
 func (r *runner) lab() *lab.Lab {
@@ -125,7 +126,11 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 	samples := env.Samples()
 	tr := lab.NewTracker(emit, int64(samples*len(worlds)))
 	perSample := max(simWork(s)/float64(len(s.Policies))/float64(samples), 1)
-	step := max(1, int(chunkWork/perSample))
+	chunk := r.chunk
+	if chunk == 0 {
+		chunk = chunkWork
+	}
+	step := max(1, int(chunk/perSample))
 	return tr.Stage("simulating", func() error {
 		sent := 0 // samples sent
 		flushed := time.Time{}
