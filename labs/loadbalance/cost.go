@@ -6,15 +6,16 @@ import (
 	"github.com/resilience-playground/playground/param"
 )
 
-// The cost model. A run's work is its simulations' (World.Work): two events per request (its
-// arrival and its completion), one per sampling interval, and the reads of pickers that look at
-// every backend of the subset (least-loaded and weighted round robin), one unit per
-// scanPerWorkUnit backends read, as are the per-backend measurements of each sampling
-// interval. The requests are known in advance — clients × rate × duration on average, whatever
-// the policy, since arrivals do not depend on it — so the estimate is a formula;
-// TestCostWithinTwice checks it against the work measured. Failed requests have no completion,
-// so errors only make the estimate higher. Subsetting (every client's subset, and every
-// algorithm's churn at small sizes) is counted as well, one unit per connection.
+// The cost model. A run's work is its simulations' (World.Work), in units of about the
+// computing of one event of the backoff lab, some 40 ns (the server's budget is counted in
+// those): workScale units per event — two per request, its arrival and its completion, and one
+// per sampling interval — and as many per scanPerWorkUnit backends read by pickers that look at
+// every backend of the subset (least-loaded and weighted round robin) or measured at the end
+// of a sampling interval. The requests are known in advance — clients × rate × duration on
+// average, whatever the policy, since arrivals do not depend on it — so the estimate is a
+// formula; TestCostWithinTwice checks it against the work measured. Failed requests have no
+// completion, so errors only make the estimate higher. Subsetting (every client's subset, and
+// every algorithm's churn at small sizes) is counted as well, workScale units per connection.
 
 // simWork estimates the work of the traffic simulations of scenario s, in World.Work units.
 func simWork(s Scenario) float64 {
@@ -32,7 +33,7 @@ func simWork(s Scenario) float64 {
 		}
 		total += w
 	}
-	return total
+	return workScale * total
 }
 
 // subsetWork estimates the work of subsetting scenario s: one unit per connection of every
@@ -41,12 +42,12 @@ func simWork(s Scenario) float64 {
 func subsetWork(s Scenario) float64 {
 	conns := float64(s.Clients) * float64(s.Subset)
 	if s.Clients*s.Backends <= compareLimit {
-		return 10 * (4*conns + float64(s.Clients)*float64(s.Backends)/scanPerWorkUnit)
+		return workScale * 10 * (4*conns + float64(s.Clients)*float64(s.Backends)/scanPerWorkUnit)
 	}
 	if s.Subsetting == "rendezvous" {
-		return conns + float64(s.Clients)*float64(s.Backends)/scanPerWorkUnit
+		return workScale * (conns + float64(s.Clients)*float64(s.Backends)/scanPerWorkUnit)
 	}
-	return conns
+	return workScale * conns
 }
 
 // Cost estimates the work of scenario v. It is a formula, cheap enough to serve as the

@@ -352,3 +352,12 @@ func TestCostWithinTwice(t *testing.T) {
 		}
 	}
 }
+
+func mustParse(tb testing.TB, q string) Scenario {
+	tb.Helper()
+	v, err := Params.ParseQuery(q)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ScenarioOf(v)
+}

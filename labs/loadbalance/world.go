@@ -29,7 +29,8 @@ const (
 	errorPenalty    = 1                      // weighted round robin's error penalty (gRPC's default)
 	latencyBuckets  = 16                     // latency histogram buckets per octave
 	latencyOctaves  = 48                     // from 1ns to about 3 days
-	scanPerWorkUnit = 8                      // backends a picker reads per unit of work (see Work)
+	scanPerWorkUnit = 8                      // backends a picker reads per event's worth of work (see Work)
+	workScale       = 3                      // units of the cost model per event: one unit is about one event of the backoff lab, some 40 ns
 )
 
 // Event kinds.
@@ -212,7 +213,17 @@ func NewWorld(cfg Config) *World {
 		w.backends[i].antagWindow = -1
 	}
 	w.loop.Reset(0)
-	w.loop.SetResolution(max(meanCost/8, time.Microsecond))
+	// A handful of events a bucket: buckets are then reused every few seconds of simulated
+	// time instead of each growing once.
+	rate := 0.0
+	for _, r := range env.Rate {
+		rate += 2 * r
+	}
+	res := meanCost / 8
+	if rate > 0 {
+		res = min(res, time.Duration(4/rate*1e9))
+	}
+	w.loop.SetResolution(max(res, time.Microsecond))
 	for c := range w.clients {
 		cl := &w.clients[c]
 		engine.Seed(&cl.arrivals, env.Seed, engine.Arrivals, 0, uint64(c))
@@ -545,10 +556,10 @@ func (w *World) CPU() []float64 {
 }
 
 // Work returns the work the simulation has done so far, in the units of the cost model:
-// events delivered, plus one per scanPerWorkUnit backends read by pickers that read the whole
-// subset, plus one per backend per sample.
+// workScale per event delivered, per scanPerWorkUnit backends read by pickers that read the
+// whole subset, and per scanPerWorkUnit backends measured at the end of a sampling interval.
 func (w *World) Work() int64 {
-	return w.loop.Steps() + w.Scanned/scanPerWorkUnit + int64(w.sampled*len(w.backends))/scanPerWorkUnit
+	return workScale * (w.loop.Steps() + w.Scanned/scanPerWorkUnit + int64(w.sampled*len(w.backends))/scanPerWorkUnit)
 }
 
 func latencyBucket(d time.Duration) int {
