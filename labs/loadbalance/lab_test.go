@@ -361,3 +361,38 @@ func mustParse(tb testing.TB, q string) Scenario {
 	}
 	return ScenarioOf(v)
 }
+
+// TestSteadyStateDoesNotAllocate: a pick through the simulation's view of a subset allocates
+// nothing, under every policy; and once its queues have grown, a simulation allocates only
+// when a bucket of the event wheel meets more events than it ever held, a few times per
+// simulated second against thousands of requests.
+func TestSteadyStateDoesNotAllocate(t *testing.T) {
+	for _, policy := range Policies {
+		s := mustParse(t, "duration=2m&subsetting=deterministic&policy="+policy)
+		starts, conns := subsets(s.Subsetting, s.Seed, s.Clients, s.Backends, s.Subset)
+		w := NewWorld(Config{Policy: policy, Env: s.env(starts, conns)})
+		ctx := context.Background()
+		if err := w.Advance(ctx, 60); err != nil {
+			t.Fatal(err)
+		}
+		c := 0
+		if allocs := testing.AllocsPerRun(1000, func() {
+			c = (c + 1) % s.Clients
+			w.view.first, w.view.n, w.view.now = starts[c], int(starts[c+1]-starts[c]), w.loop.Now()
+			w.clients[c].picker.Pick(&w.view)
+		}); allocs != 0 {
+			t.Errorf("%s: %.2f allocations per pick", policy, allocs)
+		}
+		k, before := 60, w.Requests
+		allocs := testing.AllocsPerRun(20, func() {
+			k++
+			if err := w.Advance(ctx, k); err != nil {
+				t.Fatal(err)
+			}
+		})
+		perRequest := allocs * 21 / float64(w.Requests-before)
+		if perRequest > 0.01 {
+			t.Errorf("%s: %.4f allocations per request", policy, perRequest)
+		}
+	}
+}

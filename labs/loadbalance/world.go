@@ -201,6 +201,7 @@ func NewWorld(cfg Config) *World {
 	env := cfg.Env
 	w := &World{cfg: cfg, env: env, free: -1}
 	w.view.w = w
+	w.Samples = make([]Sample, 0, env.Samples())
 	w.clients = make([]client, env.Clients)
 	w.conns = make([]conn, len(env.Conns))
 	for i, b := range env.Conns {
