@@ -49,6 +49,7 @@ type PolicySummary struct {
 	Rejected      int64   `json:"rejected"`  // no backend of the subset could take it
 	FailFast      int64   `json:"fail_fast"` // answered with an error by a fail-fast backend
 	Stopped       int64   `json:"stopped"`   // failed by a stop
+	Shed          int64   `json:"shed"`      // refused by an overloaded backend, its queue full
 	CPUMin        float64 `json:"cpu_min"`
 	CPUMean       float64 `json:"cpu_mean"`
 	CPUMax        float64 `json:"cpu_max"`
@@ -217,7 +218,7 @@ func (w *World) cpuSoFar() []float64 {
 // summary returns the policy's numbers so far, given cpuSoFar.
 func (w *World) summary(cpu []float64) PolicySummary {
 	ps := PolicySummary{
-		Requests: w.Requests, Errors: w.Errors, Rejected: w.Rejected, FailFast: w.FailFast, Stopped: w.Stopped,
+		Requests: w.Requests, Errors: w.Errors, Rejected: w.Rejected, FailFast: w.FailFast, Stopped: w.Stopped, Shed: w.Shed,
 		LatencyP50MS: w.Latency(0.5), LatencyP99MS: w.Latency(0.99),
 	}
 	if w.sampled > 0 {

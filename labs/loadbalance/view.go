@@ -13,7 +13,7 @@ var view = lab.View{
 		{ID: "cpu_hist", Title: "CPU distribution over the run", XLabel: "CPU", YLabel: "backends", Bars: true, Split: true, XUnit: "%", IntY: true,
 			Help: "Backends per 2% of utilisation over the whole run. The busiest backend limits how much traffic the service takes; the gap to the others is wasted CPU."},
 		{ID: "errors", Title: "Errors over time", XLabel: "time", YLabel: "errors", XUnit: "s",
-			Help: "Failed requests per sampling interval: rejected by flow control, answered by a fail-fast backend, or lost in a stop."},
+			Help: "Failed requests per sampling interval: rejected by flow control, refused by an overloaded backend, answered by a fail-fast backend, or lost in a stop."},
 	},
 	Tables: []lab.Table{
 		{ID: "policies", Title: "Policies", Key: "policies", Rows: "map", Columns: []lab.Column{
@@ -51,7 +51,7 @@ var view = lab.View{
 		}},
 	},
 	Notes: []string{
-		"The model: clients send Poisson requests whose CPU cost is log-uniform (mean 0.4 s on a machine of speed 1); every backend has eight cores, serves its queue in order and runs at its machine's speed, slowed by up to 20% while an antagonist shares the machine and halved while it warms up after a restart. CPU is utilisation: busy core time over available core time.",
+		"The model: clients send Poisson requests whose CPU cost is log-uniform (mean 0.4 s on a machine of speed 1); every backend has eight cores, serves its queue in order (refusing requests when 100 are waiting) and runs at its machine's speed, slowed by up to 20% while an antagonist shares the machine and halved while it warms up after a restart. CPU is utilisation: busy core time over available core time.",
 		"Least-loaded round robin sees only the client's own active requests; weighted round robin uses the utilisation, queries and errors per second each backend reports every second (gRPC's weight formula). A client stops sending to a backend over the flow-control limit; a request with no backend to go to fails.",
 		"Aperture subsets may be a little larger than the subset size; the policies here ignore the aperture's weights for its two edge backends.",
 		"Wasted CPU, as the chapter defines it, is the sum over backends of the busiest backend's CPU minus each one's, shown as a share of the busiest one's level times the number of backends. Fail-fast backends are left out of the CPU figures.",

@@ -30,6 +30,7 @@ const (
 	latencyBuckets  = 16                     // latency histogram buckets per octave
 	latencyOctaves  = 48                     // from 1ns to about 3 days
 	scanPerWorkUnit = 8                      // backends a picker reads per event's worth of work (see Work)
+	queueLimit      = 100                    // requests a backend keeps waiting for a core; it refuses more
 	workScale       = 3                      // units of the cost model per event: one unit is about one event of the backoff lab, some 40 ns
 )
 
@@ -104,6 +105,7 @@ type backend struct {
 	busy        int
 	qHead       int32 // queue of requests waiting for a core
 	qTail       int32
+	qLen        int
 	acc         float64 // busy core-nanoseconds up to last
 	last        time.Duration
 	sampleAcc   float64
@@ -152,6 +154,7 @@ type World struct {
 	Rejected  int64 // no backend of the subset available
 	FailFast  int64 // answered with an error by a fail-fast backend
 	Stopped   int64 // failed by an abrupt stop (or the end of a lame duck period)
+	Shed      int64 // refused by an overloaded backend (queue full)
 	Scanned   int64 // backends read by pickers that read every backend of the subset
 	latency   [latencyOctaves * latencyBuckets]int64
 	succeeded int64
@@ -381,6 +384,13 @@ func (w *World) arrive(c int, now time.Duration) {
 		w.fail()
 		return
 	}
+	if be.busy >= cores && be.qLen >= queueLimit {
+		w.Shed++
+		be.errs++
+		w.noteError(cn, now)
+		w.fail()
+		return
+	}
 	cn.active++
 	r := w.alloc()
 	w.reqs[r] = request{conn: ci, arrival: now, cost: cost, epoch: be.epoch, next: -1, live: true}
@@ -390,6 +400,7 @@ func (w *World) arrive(c int, now time.Duration) {
 	}
 	// Wait for a core.
 	w.reqs[r].queued = true
+	be.qLen++
 	if be.qTail < 0 {
 		be.qHead = r
 	} else {
@@ -462,6 +473,7 @@ func (w *World) complete(r int32, now time.Duration) {
 	w.release(r)
 	if q := be.qHead; q >= 0 {
 		be.qHead = w.reqs[q].next
+		be.qLen--
 		if be.qHead < 0 {
 			be.qTail = -1
 		}
@@ -477,7 +489,7 @@ func (w *World) stop(now time.Duration) {
 		w.integrate(be, now)
 		be.down, be.lame = true, false
 		be.busy = 0
-		be.qHead, be.qTail = -1, -1
+		be.qHead, be.qTail, be.qLen = -1, -1, 0
 		for r := range w.reqs {
 			req := &w.reqs[r]
 			if !req.live || req.epoch != be.epoch || w.conns[req.conn].backend != bi {
