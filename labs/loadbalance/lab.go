@@ -34,7 +34,7 @@ func (r *runner) lab() *lab.Lab {
 		View:        view,
 		Cost:        Cost,
 		CostBound:   Cost,
-		CostParams:  []string{"duration", "rate", "clients", "policy", "subset"},
+		CostParams:  []string{"clients", "duration", "rate", "policy", "subset"},
 		Progressive: true,
 		Run:         r.Run,
 	}
