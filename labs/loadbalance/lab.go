@@ -310,11 +310,14 @@ func cpuHistogram(name string, cpu []float64, failing []bool) lab.Series {
 	return lab.Series{Name: "cpu histogram " + name, Chart: "cpu_hist", Label: name, Group: name, XUnit: "%", YUnit: "backends", X: x, Y: counts}
 }
 
-// connectionsHistogram is the number of backends with each connection count, from the least
-// to the most connected.
+// connectionsHistogram is the number of backends with each connection count, from one below
+// the least to one above the most connected (those two bins empty, so that even a histogram
+// of one count shows its bar one connection wide).
 func connectionsHistogram(s Scenario, counts []int) lab.Series {
 	hi := slices.Max(append([]int{0}, counts...))
 	lo := slices.Min(append([]int{hi}, counts...))
+	lo = max(lo-1, 0)
+	hi++
 	n := make([]float64, hi-lo+1)
 	for _, c := range counts {
 		n[c-lo]++
