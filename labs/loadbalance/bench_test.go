@@ -14,11 +14,11 @@ import (
 // refinement) and the final numbers. It also reports the computing per unit of the cost
 // model (run with -cpu 1 for the CPU time).
 func BenchmarkSubsetMove(b *testing.B) {
-	rn := &runner{}
+	rn := newRunner()
 	l := rn.lab()
 	var histogram, picture, final time.Duration
 	for i := 0; b.Loop(); i++ {
-		v, err := Params.ParseQuery(fmt.Sprintf("subset=%d", 20+i%20))
+		v, err := Params.ParseQuery(fmt.Sprintf("subset=%d&seed=%d", 20+i%20, 2+i)) // never from the memo
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -13,12 +13,15 @@ import (
 	"github.com/resilience-playground/playground/param"
 )
 
-// Lab returns the load-balancing lab. Each lab value counts the work its runs did, for tests
-// of the cost model; it keeps no other state.
-func Lab() *lab.Lab { return (&runner{}).lab() }
+// Lab returns the load-balancing lab. Each lab value keeps a memo of finished policy
+// simulations (see outcomeKey), shared by all of its runs.
+func Lab() *lab.Lab { return newRunner().lab() }
+
+func newRunner() *runner { return &runner{memo: newMemo()} }
 
 type runner struct {
-	work  atomic.Int64 // work units simulated (World.Work), summed over runs
+	memo  *memo
+	work  atomic.Int64 // work units simulated (World.Work), summed over runs, for tests
 	chunk float64      // work per step of one simulation; 0 means chunkWork (tests vary it)
 }
 
@@ -120,12 +123,27 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 	emit(u)
 
 	env := s.env(starts, conns)
-	worlds := make([]*World, len(s.Policies))
+	// Policies the memo holds are final at once; the others are simulated side by side.
+	pols := make([]policyRun, len(s.Policies))
+	var worlds []*World
 	for i, p := range s.Policies {
-		worlds[i] = NewWorld(Config{Policy: p, CountErrors: s.CountErrors, Env: env})
+		pols[i].key = keyOf(s, p)
+		if o, ok := r.memo.get(pols[i].key); ok {
+			pols[i].memo = &o
+			continue
+		}
+		pols[i].world = NewWorld(Config{Policy: p, CountErrors: s.CountErrors, Env: env})
+		worlds = append(worlds, pols[i].world)
 	}
 	samples := env.Samples()
-	tr := lab.NewTracker(emit, int64(samples*len(worlds)))
+	tr := lab.NewTracker(emit, int64(samples*len(s.Policies)))
+	tr.Add(int64(samples * (len(s.Policies) - len(worlds))))
+	if len(worlds) == 0 {
+		u := r.progress(s, env, pols, counts, 0, samples, true)
+		u.Refine = &lab.Refinement{Done: int64(s.Duration / time.Second), Total: int64(s.Duration / time.Second), Unit: "s"}
+		tr.Emit(u)
+		return nil
+	}
 	perSample := max(simWork(s)/float64(len(s.Policies))/float64(samples), 1)
 	chunk := r.chunk
 	if chunk == 0 {
@@ -155,7 +173,14 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 			k = next
 			final := k == samples
 			if final || time.Since(flushed) >= flushEvery {
-				u := r.progress(s, env, worlds, counts, sent, k, final)
+				if final {
+					for _, p := range pols {
+						if p.world != nil {
+							r.memo.put(p.key, outcomeOf(p.world))
+						}
+					}
+				}
+				u := r.progress(s, env, pols, counts, sent, k, final)
 				u.Refine = &lab.Refinement{Done: int64(env.SampleEnd(k-1) / time.Second), Total: int64(s.Duration / time.Second), Unit: "s"}
 				tr.Emit(u)
 				sent, flushed = k, time.Now()
@@ -165,19 +190,36 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 	})
 }
 
+// policyRun is one policy of a run: simulated (world) or from the memo.
+type policyRun struct {
+	key   outcomeKey
+	world *World
+	memo  *outcome
+}
+
 // progress is the update after samples [sent, k) have been simulated: their points, and the
-// numbers so far (rounded unless final).
-func (r *runner) progress(s Scenario, env *Env, worlds []*World, counts []int, sent, k int, final bool) lab.Update {
-	round := provisional(final)
+// numbers so far (rounded unless final). Memoised policies send all their points with the
+// first update (sent == 0) and final numbers throughout.
+func (r *runner) progress(s Scenario, env *Env, pols []policyRun, counts []int, sent, k int, final bool) lab.Update {
 	u := lab.Update{Summary: map[string]any{}}
 	sum := map[string]PolicySummary{}
 	var first []float64
-	byPolicy := make([][]float64, len(worlds))
-	for i, w := range worlds {
+	byPolicy := make([][]float64, len(pols))
+	for i, p := range pols {
 		name := s.Policies[i]
-		cpu := w.cpuSoFar()
+		round := provisional(final)
+		var o outcome
+		from, to := sent, k
+		if p.memo != nil {
+			o, round = *p.memo, provisional(true)
+			if from, to = 0, len(o.samples); sent > 0 {
+				from = to
+			}
+		} else {
+			o = outcomeOf(p.world)
+		}
+		cpu, ps := o.cpu, o.summary
 		byPolicy[i] = cpu
-		ps := w.summary(cpu)
 		sum[name] = ps.rounded(round)
 		if i == 0 {
 			first = cpu
@@ -185,7 +227,9 @@ func (r *runner) progress(s Scenario, env *Env, worlds []*World, counts []int, s
 			u.Summary["wasted_cpu_pct"] = round(ps.WastedCPUPct)
 			u.Summary["errors"] = ps.Errors
 		}
-		u.Series = append(u.Series, timeSeries(name, w.Samples[sent:k])...)
+		if to > from {
+			u.Series = append(u.Series, timeSeries(name, o.samples[from:to])...)
+		}
 		u.Series = append(u.Series, cpuHistogram(name, cpu, env.Failing))
 	}
 	u.Summary["policies"] = sum

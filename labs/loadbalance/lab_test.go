@@ -221,7 +221,8 @@ func TestGolden(t *testing.T) {
 		chunk float64
 	}{{1, 0}, {2, 1}, {7, 1e12}, {2, 3000}} {
 		old := runtime.GOMAXPROCS(c.procs)
-		rn := &runner{chunk: c.chunk}
+		rn := newRunner()
+		rn.chunk = c.chunk
 		outs = append(outs, marshal(t, mustRunOn(t, rn.lab(), goldenQuery)))
 		runtime.GOMAXPROCS(old)
 	}
@@ -264,10 +265,14 @@ func TestProgressive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	oneStep := marshal(t, mustRunOn(t, (&runner{chunk: 1e12}).lab(), q))
+	one := newRunner()
+	one.chunk = 1e12
+	oneStep := marshal(t, mustRunOn(t, one.lab(), q))
 	for _, procs := range []int{1, 2, 4} {
 		old := runtime.GOMAXPROCS(procs)
-		l := (&runner{chunk: 2000}).lab()
+		rn := newRunner()
+		rn.chunk = 2000
+		l := rn.lab()
 		var (
 			updates  int
 			firstCPU = -1 // update carrying the first CPU series
@@ -343,7 +348,7 @@ func TestCostWithinTwice(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rn := &runner{}
+		rn := newRunner()
 		mustRunOn(t, rn.lab(), q)
 		est, got := simWork(ScenarioOf(v)), float64(rn.work.Load())
 		t.Logf("%q: estimated %.0f, measured %.0f (×%.2f)", q, est, got, est/max(got, 1))
@@ -394,5 +399,36 @@ func TestSteadyStateDoesNotAllocate(t *testing.T) {
 		if perRequest > 0.01 {
 			t.Errorf("%s: %.4f allocations per request", policy, perRequest)
 		}
+	}
+}
+
+// TestMemo: a lab value keeps finished policy simulations, so ticking a policy on simulates
+// only that one, and the result is the same, bit for bit, as a fresh lab's.
+func TestMemo(t *testing.T) {
+	const base = "clients=40&backends=30&subset=6&duration=20s&event=lame_duck&failing=1"
+	rn := newRunner()
+	l := rn.lab()
+	mustRunOn(t, l, base+"&policy=round_robin,weighted")
+	before := rn.work.Load()
+	got := marshal(t, mustRunOn(t, l, base+"&policy=round_robin,weighted,p2c"))
+	added := rn.work.Load() - before
+	fresh := newRunner()
+	want := marshal(t, mustRunOn(t, fresh.lab(), base+"&policy=round_robin,weighted,p2c"))
+	if !bytes.Equal(got, want) {
+		t.Errorf("with two policies memoised, the result differs from a fresh lab's")
+	}
+	s := mustParse(t, base+"&policy=p2c")
+	if est := simWork(s); float64(added) > 1.5*est {
+		t.Errorf("ticking p2c on simulated %d work units; p2c alone needs about %.0f", added, est)
+	}
+	// Everything memoised: nothing simulated, same result.
+	before = rn.work.Load()
+	again := marshal(t, mustRunOn(t, l, base+"&policy=round_robin,weighted,p2c"))
+	if rn.work.Load() != before || !bytes.Equal(again, want) {
+		t.Errorf("a fully memoised run simulated %d units or gave another result", rn.work.Load()-before)
+	}
+	// Order matters for the first-policy fields only; the memo serves any order.
+	if a, b := mustRunOn(t, l, base+"&policy=weighted,round_robin"), mustRunOn(t, fresh.lab(), base+"&policy=weighted,round_robin"); !bytes.Equal(marshal(t, a), marshal(t, b)) {
+		t.Errorf("policies in another order: memoised result differs")
 	}
 }
