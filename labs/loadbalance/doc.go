@@ -49,5 +49,13 @@
 // as it goes; the simulation does not depend on how it is cut into stretches, so the last
 // update's numbers are those of one uninterrupted run, at any GOMAXPROCS. All randomness comes
 // from the seed, one stream per concern, and every policy sees the same subsets, machines,
-// antagonists and requests (common random numbers).
+// antagonists and requests (common random numbers). Policies are therefore independent of each
+// other, and a lab value keeps the outcomes of the simulations it finished: ticking a policy
+// on simulates that policy only.
+//
+// # Cost
+//
+// A scenario's cost (Cost, see cost.go) is a formula in units of about 40 ns of computing:
+// mostly clients × rate × duration requests, two events each, per policy. The budget's error
+// names clients (then duration, rate, policy, subset) as the parameter to lower.
 package loadbalance
