@@ -159,7 +159,6 @@ type World struct {
 	latency   [latencyOctaves * latencyBuckets]int64
 	succeeded int64
 	errSample int64
-	cpu       []float64 // busy core-ns per backend over the run
 }
 
 // subsetView is a client's subset as its picker sees it.
@@ -211,7 +210,6 @@ func NewWorld(cfg Config) *World {
 		w.conns[i].backend = b
 	}
 	w.backends = make([]backend, env.Backends)
-	w.cpu = make([]float64, env.Backends)
 	for i := range w.backends {
 		w.backends[i].qHead, w.backends[i].qTail = -1, -1
 		w.backends[i].antagWindow = -1
@@ -552,20 +550,6 @@ func (w *World) sample(k int, now time.Duration) {
 	w.errSample = 0
 	w.Samples = append(w.Samples, s)
 	w.sampled = k + 1
-	if w.sampled == env.Samples() {
-		for i := range w.backends {
-			w.cpu[i] = w.backends[i].acc
-		}
-	}
-}
-
-// CPU returns each backend's utilisation over the run, in %. It is valid once Done.
-func (w *World) CPU() []float64 {
-	out := make([]float64, len(w.cpu))
-	for i, acc := range w.cpu {
-		out[i] = 100 * acc / (cores * float64(w.env.Duration))
-	}
-	return out
 }
 
 // Work returns the work the simulation has done so far, in the units of the cost model:
