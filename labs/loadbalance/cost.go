@@ -7,7 +7,7 @@ import (
 )
 
 // The cost model. A run's work is its simulations' (World.Work), in units of about the
-// computing of one event of the backoff lab, some 40 ns (the server's budget is counted in
+// computing of one event of the backoff lab, some 30–60 ns (the server's budget is counted in
 // those): workScale units per event — two per request, its arrival and its completion, and one
 // per sampling interval — and as many per scanPerWorkUnit backends read by pickers that look at
 // every backend of the subset (least-loaded and weighted round robin) or measured at the end

@@ -55,7 +55,7 @@
 //
 // # Cost
 //
-// A scenario's cost (Cost, see cost.go) is a formula in units of about 40 ns of computing:
+// A scenario's cost (Cost, see cost.go) is a formula in units of some 30–60 ns of computing:
 // mostly clients × rate × duration requests, two events each, per policy. The budget's error
 // names clients (then duration, rate, policy, subset) as the parameter to lower.
 package loadbalance

@@ -31,7 +31,7 @@ const (
 	latencyOctaves  = 48                     // from 1ns to about 3 days
 	scanPerWorkUnit = 8                      // backends a picker reads per event's worth of work (see Work)
 	queueLimit      = 100                    // requests a backend keeps waiting for a core; it refuses more
-	workScale       = 3                      // units of the cost model per event: one unit is about one event of the backoff lab, some 40 ns
+	workScale       = 4                      // units of the cost model per event: one unit is some 30–60 ns of computing, about one event of the backoff lab
 )
 
 // Event kinds.
