@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"os"
 	"runtime"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/resilience-playground/playground/lab"
+	"github.com/resilience-playground/playground/param"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
@@ -430,5 +432,63 @@ func TestMemo(t *testing.T) {
 	// Order matters for the first-policy fields only; the memo serves any order.
 	if a, b := mustRunOn(t, l, base+"&policy=weighted,round_robin"), mustRunOn(t, fresh.lab(), base+"&policy=weighted,round_robin"); !bytes.Equal(marshal(t, a), marshal(t, b)) {
 		t.Errorf("policies in another order: memoised result differs")
+	}
+}
+
+// TestEdges runs scenarios at the corners of the parameter space: each completes, its
+// connections add up to the subsets' sizes, and every backend is listed once.
+func TestEdges(t *testing.T) {
+	const short = "&duration=3s&rate=5"
+	for _, q := range []string{
+		"clients=1&backends=1&subset=1000",
+		"clients=1&backends=3000&subset=1&subsetting=aperture",
+		"clients=2000&backends=3&subset=2&subsetting=aperture",
+		"clients=5&backends=1&failing=100",
+		"clients=5&backends=2&failing=1&event=abrupt_stop&event_share=0.5",
+		"clients=5&backends=1&event=lame_duck",
+		"clients=3&backends=7&subset=7&subsetting=rendezvous&max_active=1&policy=round_robin,least_loaded,weighted,random,p2c",
+		"clients=30&backends=30&cost_spread=1000&machine_spread=4&antagonists=1&client_spread=100&count_errors=true",
+		"subsetting=deterministic&clients=29&backends=31&subset=4&event=abrupt_stop&failing=3",
+	} {
+		t.Run(q, func(t *testing.T) {
+			r := mustRun(t, q+short)
+			s := mustParse(t, q+short)
+			backends, ok := r.Summary["backends"].([]Backend)
+			if !ok || len(backends) != s.Backends {
+				t.Fatalf("summary.backends is %T with %d entries, want %d", r.Summary["backends"], len(backends), s.Backends)
+			}
+			starts, _ := subsets(s.Subsetting, s.Seed, s.Clients, s.Backends, s.Subset)
+			total := 0
+			for _, b := range backends {
+				total += b.Connections
+			}
+			if want := int(starts[s.Clients]); total != want {
+				t.Errorf("connections add up to %d, the subsets hold %d", total, want)
+			}
+			for name, p := range policies(t, r) {
+				if p.Errors != p.Rejected+p.FailFast+p.Stopped+p.Shed {
+					t.Errorf("%s: %d errors, but %d+%d+%d+%d by cause", name, p.Errors, p.Rejected, p.FailFast, p.Stopped, p.Shed)
+				}
+			}
+		})
+	}
+}
+
+// TestBudget: a scenario beyond the server's budget is refused before it runs, with an error
+// that names clients and a value that fits.
+func TestBudget(t *testing.T) {
+	l := Lab()
+	v, err := Params.ParseQuery("clients=3000&rate=100&duration=10m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = l.CheckBudget(v, 200_000_000)
+	var pe *param.Error
+	if !errors.As(err, &pe) || pe.Param != "clients" || !strings.Contains(pe.Msg, "lower clients to ") {
+		t.Fatalf("CheckBudget = %v, want an error naming clients", err)
+	}
+	def, _ := Params.ParseQuery("")
+	if err := l.CheckBudget(def, 200_000_000); err != nil {
+		t.Errorf("the default scenario is refused: %v", err)
 	}
 }
