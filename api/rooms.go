@@ -267,6 +267,9 @@ func (rs *roomServer) stream(w http.ResponseWriter, r *http.Request) {
 				_, body := statusOf(err)
 				return own(reply{Type: "error", ID: m.ID, Error: body.Error, Param: body.Param})
 			}
+			if _, _, ok := lr.lab.FindStep(m.Step); m.Step != "" && !ok {
+				return own(reply{Type: "error", ID: m.ID, Error: fmt.Sprintf("step %q is not a step of the %s lab's tours", m.Step, lr.lab.Name), Param: "step"})
+			}
 			if _, err := rs.store.Update(ctx, lr.code, lr.lab.URL(v), m.Step); err != nil {
 				s.log.Error("room update", "room", lr.code, "err", err)
 				return own(reply{Type: "error", ID: m.ID, Error: "the room could not be updated; try again"})

@@ -190,17 +190,23 @@ func TestRoom(t *testing.T) {
 			t.Errorf("room info %+v, want 3 followers at version 0", info)
 		}
 
+		// A step must be one of the lab's tours.
+		presenter.Send(map[string]any{"type": "params", "id": 8, "query": "n=5&steps=4", "step": "intro/9"})
+		if r := presenter.Until("an error", func(r RoomReply) bool { return r.Type == "error" }); r.Param != "step" || r.ID != 8 {
+			t.Errorf("presenter's unknown step: %+v", r)
+		}
+
 		// A follower cannot drive.
 		followers[0].Send(map[string]any{"type": "params", "id": 9, "query": "n=666"})
 		if r := followers[0].Until("an error", func(r RoomReply) bool { return r.Type == "error" }); !strings.Contains(r.Error, "only the presenter") {
 			t.Errorf("follower driving: %+v", r)
 		}
 
-		presenter.Send(map[string]any{"type": "params", "id": 1, "query": "n=5&steps=4", "step": "intro:2"})
+		presenter.Send(map[string]any{"type": "params", "id": 1, "query": "n=5&steps=4", "step": "intro/2"})
 		res, _ := srv.MustResult(t, "free", "n=5&steps=4")
 		for i, f := range followers {
 			r := f.Until("the new room", func(r RoomReply) bool { return r.Type == "room" && r.Room.Version == 1 })
-			if r.Room.URL != "/free?n=5&steps=4" || r.Room.Step != "intro:2" || r.Room.Followers != 3 {
+			if r.Room.URL != "/free?n=5&steps=4" || r.Room.Step != "intro/2" || r.Room.Followers != 3 {
 				t.Errorf("follower %d: room %+v", i, *r.Room)
 			}
 			start, fold := f.RunOf(1)

@@ -35,6 +35,7 @@ func (r *runner) lab() *lab.Lab {
 			"Round robin leaves a wide CPU spread when queries, machines and clients differ; least-loaded and weighted round robin narrow it.",
 		Params:      Params,
 		View:        view,
+		Tours:       tours,
 		Cost:        Cost,
 		CostBound:   Cost,
 		CostParams:  []string{"clients", "duration", "rate", "policy", "subset"},

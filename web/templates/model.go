@@ -39,7 +39,7 @@ type Control struct {
 
 // NewPage builds the page of l for values v and the URL's errors.
 func NewPage(labs []*lab.Lab, l *lab.Lab, v param.Values, errs []*param.Error, embed bool) Page {
-	spec := map[string]any{"name": l.Name, "params": l.Params, "view": l.View, "log_steps": LogSteps}
+	spec := map[string]any{"name": l.Name, "params": l.Params, "view": l.View, "log_steps": LogSteps, "tours": l.Tours}
 	// The room, when there is one, is added by the caller (see Page.Room).
 	p := Page{Labs: labs, Lab: l, Errors: errs, Embed: embed, Spec: spec}
 	for _, sp := range l.Params {
