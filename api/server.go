@@ -1,7 +1,9 @@
 package api
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -153,6 +155,7 @@ func (s *Server) routes() chi.Router {
 		r.Post("/api/v1/rooms", s.rooms.createRoom)
 		r.Get("/join/{code}", s.rooms.joinPage)
 		r.Get("/api/v1/{lab}", s.result)
+		r.Get("/api/v1/{lab}.csv", s.resultCSV)
 		r.Get("/embed/{lab}", s.page(true))
 		r.Get("/{lab}", s.page(false))
 	})
@@ -223,24 +226,50 @@ func (s *Server) page(embed bool) http.HandlerFunc {
 
 // result serves a scenario's whole result as JSON.
 func (s *Server) result(w http.ResponseWriter, r *http.Request) {
+	if _, res, ok := s.finalResult(w, r); ok {
+		writeJSON(w, http.StatusOK, res)
+	}
+}
+
+// resultCSV answers GET /api/v1/{lab}.csv: the series of the scenario's final result as CSV
+// (as `playground run -format csv` prints them), offered as a download.
+func (s *Server) resultCSV(w http.ResponseWriter, r *http.Request) {
+	l, res, ok := s.finalResult(w, r)
+	if !ok {
+		return
+	}
+	var b bytes.Buffer
+	if err := lab.WriteCSV(&b, res); err != nil {
+		s.writeError(w, r, fmt.Errorf("writing CSV: %w", err))
+		return
+	}
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="`+l.Name+`.csv"`)
+	w.WriteHeader(http.StatusOK)
+	w.Write(b.Bytes())
+}
+
+// finalResult computes the final result of the scenario the request names, or answers the
+// request with the error and returns false.
+func (s *Server) finalResult(w http.ResponseWriter, r *http.Request) (*lab.Lab, *lab.Result, bool) {
 	l, ok := s.lab(r)
 	if !ok {
 		s.writeError(w, r, errNotFound)
-		return
+		return nil, nil, false
 	}
 	v, err := l.Params.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		s.metrics.rejected.WithLabelValues("bad_params").Inc()
 		s.writeError(w, r, err)
-		return
+		return nil, nil, false
 	}
 	res, err := s.cfg.Hub.Result(r.Context(), l, v)
 	if err != nil {
 		s.countRejection(err)
 		s.writeError(w, r, err)
-		return
+		return nil, nil, false
 	}
-	writeJSON(w, http.StatusOK, res)
+	return l, res, true
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
