@@ -44,3 +44,25 @@ func TestCSVExport(t *testing.T) {
 		}
 	})
 }
+
+// TestPreview: /preview/{lab}.svg draws the lab's first chart from its result.
+func TestPreview(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := MustOpenServer(t)
+		resp, body := srv.Get(t, "/preview/free.svg?n=4&steps=3")
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "image/svg+xml" {
+			t.Fatalf("GET preview: %d %v", resp.StatusCode, resp.Header)
+		}
+		svg := string(body)
+		if !strings.HasPrefix(svg, "<svg") || !strings.Contains(svg, "<title>Points</title>") || strings.Count(svg, "<polyline") != 1 ||
+			strings.Count(svg, ",") < 3 {
+			t.Errorf("preview: %s", svg)
+		}
+		if resp, _ := srv.Get(t, "/preview/free.svg?n=-1"); resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("bad preview request: %d", resp.StatusCode)
+		}
+		if resp, _ := srv.Get(t, "/preview/nosuchlab.svg"); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("unknown lab's preview: %d", resp.StatusCode)
+		}
+	})
+}

@@ -156,6 +156,7 @@ func (s *Server) routes() chi.Router {
 		r.Get("/join/{code}", s.rooms.joinPage)
 		r.Get("/api/v1/{lab}", s.result)
 		r.Get("/api/v1/{lab}.csv", s.resultCSV)
+		r.Get("/preview/{lab}.svg", s.preview)
 		r.Get("/embed/{lab}", s.page(true))
 		r.Get("/{lab}", s.page(false))
 	})

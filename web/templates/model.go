@@ -86,3 +86,14 @@ func numeric(v param.Values, sp param.Spec) float64 {
 func num(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 func isOn(c Control, o string) bool { return c.Checked[o] }
+
+// previewAlt describes the preview image of l's front-page entry: its first headline chart.
+func previewAlt(l *lab.Lab) string {
+	title := ""
+	for _, c := range l.View.Charts {
+		if title == "" || (len(l.View.Headline) > 0 && c.ID == l.View.Headline[0]) {
+			title = c.Title
+		}
+	}
+	return "Preview of " + l.Title + ": " + title + ", at the default scenario"
+}
