@@ -61,6 +61,10 @@ type Config struct {
 	Client *http.Client
 	// Progress, when set, receives a line per phase.
 	Progress io.Writer
+	// Mark, when set, is called with "changes" just before the first change and with "end"
+	// just after the last change has reached every follower: to measure resources over the
+	// changes only.
+	Mark func(phase string)
 }
 
 // Kind is a message of a change that a follower receives.
@@ -218,6 +222,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	m.bytes.Store(0)
 	m.busy.Store(0)
 	m.sent = make([]time.Time, cfg.Changes+1)
+	mark := func(phase string) {
+		if cfg.Mark != nil {
+			cfg.Mark(phase)
+		}
+	}
+	mark("changes")
 	for v := 1; v <= cfg.Changes; v++ {
 		if v > 1 && cfg.Interval > 0 {
 			select {
@@ -238,6 +248,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		m.progress("change %d of %d reached every follower", v, cfg.Changes)
 	}
+	mark("end")
 	// Stop the readers before reading what they wrote.
 	cancel(nil)
 	wg.Wait()
