@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -37,8 +38,9 @@ type Config struct {
 	BaseURL string
 	// Scenario is the room's scenario, a lab URL such as /backoff?clients=50&trials=10.
 	Scenario string
-	// Vary names a parameter of the lab set to a fresh value at every change (1000001,
-	// 1000002, ...), so that each change is a new run rather than one the server has cached.
+	// Vary names a parameter of the lab set to a fresh value at every change (a random
+	// multiple of a million, different at each measurement, plus the change's number), so
+	// that each change is a new run rather than one the server has cached.
 	// Empty, every change sends the scenario again: the room's version still moves, and the
 	// run is the cached one.
 	Vary string
@@ -222,6 +224,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	m.bytes.Store(0)
 	m.busy.Store(0)
 	m.sent = make([]time.Time, cfg.Changes+1)
+	varyBase := 1000000 * (1 + rand.IntN(900)) // below 1e9, within most parameters' bounds
 	mark := func(phase string) {
 		if cfg.Mark != nil {
 			cfg.Mark(phase)
@@ -237,7 +240,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			}
 		}
 		if cfg.Vary != "" {
-			q.Set(cfg.Vary, strconv.Itoa(1000000+v))
+			q.Set(cfg.Vary, strconv.Itoa(varyBase+v))
 		}
 		m.sent[v] = time.Now()
 		if err := m.send(ctx, pc, map[string]any{"type": "params", "id": v, "query": q.Encode(), "step": ""}); err != nil {
