@@ -83,12 +83,20 @@ func runRoom(args []string, stdout, stderr io.Writer) int {
 	if !rc.quiet {
 		rc.cfg.Progress = stderr
 	}
+	client := newHTTPClient(rc.cfg.Timeout, rc.cfg.Followers+8)
+	rc.cfg.Client = client
+	metricsURL := rc.cfg.BaseURL + "/metrics"
 	var use [2]usage
 	rc.cfg.Mark = func(phase string) {
+		u := usageNow()
+		// The server's own CPU time, when it serves its metrics.
+		if s, err := scrape(ctx, client, metricsURL, rc.cfg.Timeout); err == nil {
+			u.server, u.serverOK = time.Duration(s.get("process_cpu_seconds_total")*float64(time.Second)), s.get("process_cpu_seconds_total") > 0
+		}
 		if phase == "changes" {
-			use[0] = usageNow()
+			use[0] = u
 		} else {
-			use[1] = usageNow()
+			use[1] = u
 		}
 	}
 	res, err := roomload.Run(ctx, rc.cfg)
@@ -109,6 +117,8 @@ type usage struct {
 	hostOK      bool
 	pressure    time.Duration
 	pressureOK  bool
+	server      time.Duration // the server's CPU time, from its /metrics
+	serverOK    bool
 }
 
 func usageNow() usage {
@@ -125,7 +135,11 @@ func (u usage) since(u0 usage, w io.Writer) {
 	if wall <= 0 {
 		return
 	}
-	fmt.Fprintf(w, "during the changes (%v): this tool used %.0f%% of one CPU", wall.Round(time.Millisecond), 100*(u.self-u0.self).Seconds()/wall.Seconds())
+	fmt.Fprintf(w, "during the changes (%v):", wall.Round(time.Millisecond))
+	if u.serverOK && u0.serverOK {
+		fmt.Fprintf(w, " the server used %.0f%% of one CPU;", 100*(u.server-u0.server).Seconds()/wall.Seconds())
+	}
+	fmt.Fprintf(w, " this tool used %.0f%% of one CPU", 100*(u.self-u0.self).Seconds()/wall.Seconds())
 	if u.hostOK && u0.hostOK && u.total > u0.total {
 		fmt.Fprintf(w, "; the machine (%d CPUs) was %.0f%% busy", runtime.NumCPU(), 100*(u.busy-u0.busy)/(u.total-u0.total))
 	}
