@@ -195,7 +195,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	dials.Wait()
 	if p := dialErr.Load(); p != nil {
-		return nil, *p
+		return nil, m.orCause(ctx, *p) // a reader's failure may have cancelled the dials
 	}
 	if err := m.wait(ctx, 0, "the room's first run"); err != nil {
 		return nil, err
