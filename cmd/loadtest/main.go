@@ -4,6 +4,9 @@
 //	loadtest [-url http://127.0.0.1:8080] [-lab backoff] [-viewers 300] [-duration 60s]
 //	         [-think 2s] [-scenarios classroom|presenter|spread] [-base-query trials=20]
 //	         [-churn N [-churn-concurrency 20]] [-json] [-max-errors 0] [-timeout 15s]
+//	loadtest room [-url http://localhost:8080] [-followers 300] [-changes 30]
+//	         [-scenario /backoff?clients=50&trials=10] [-vary seed] [-interval 500ms]
+//	         [-timeout 30s] [-compress=true] [-q]
 //
 // # Viewers mode (the default)
 //
@@ -35,6 +38,22 @@
 // to three parameter changes, then vanish (drop the TCP connection without a close handshake
 // and without reading a reply). It checks that the server lets go of the abandoned streams
 // and their runs: compare the goroutines at baseline and at the end.
+//
+// # Room mode
+//
+// loadtest room measures a teaching room's fan-out (see package internal/roomload): it
+// creates a room for -scenario, connects -followers followers to its stream, becomes the
+// presenter on one more connection, and makes -changes changes one at a time, -interval
+// apart, each setting the -vary parameter to a fresh value so that each is a new run. For
+// each change it times, from the moment the change is sent, every follower's arrival of the
+// room message with the new version, of the new run's start, of its first frame and of its
+// "done". It prints, per message, p50/p99/max over the changes of the last follower's time
+// (the time for the whole room to see the change), the same over every follower-change, and
+// the first follower's p50; then the CPU used during the changes by the tool and by the
+// machine. It exits with status 1, naming what failed, when the room cannot be created or
+// joined, a connection fails, an error reply arrives, or a change does not reach every
+// follower within -timeout; 2 on bad usage. The other flags and the report below are those
+// of viewers and churn modes.
 //
 // # Report
 //
@@ -277,6 +296,9 @@ func isLoopbackHost(host string) bool {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "room" {
+		return runRoom(args[1:], stdout, stderr)
+	}
 	cfg, err := parseFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
