@@ -5,6 +5,7 @@ package labs
 import (
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/labs/backoff"
+	"github.com/resilience-playground/playground/labs/ratelimit"
 )
 
 // Registry returns a registry of every lab, in the order the site lists them, followed by
@@ -12,5 +13,6 @@ import (
 func Registry(extra ...*lab.Lab) *lab.Registry {
 	return lab.NewRegistry(append([]*lab.Lab{
 		backoff.Lab(),
+		ratelimit.Lab(),
 	}, extra...)...)
 }
