@@ -122,14 +122,41 @@ func (sim *simulation) takeWork() int64 {
 	return w
 }
 
-// staticUpdate is what a run shows before it simulates anything: the limit line.
+// staticUpdate is what a run shows before it simulates anything: the limit line, and every
+// other series empty, so that their order does not depend on which gets points first.
 func (sim *simulation) staticUpdate() lab.Update {
 	d := msOf(int64(sim.s.duration))
+	series := []lab.Series{{Name: "limit", Chart: "count", Label: "limit", Group: "*", XUnit: "ms", YUnit: "requests",
+		X: []float64{0, d}, Y: []float64{float64(sim.s.limit), float64(sim.s.limit)}, Tone: lab.Neutral}}
+	for _, name := range sim.names {
+		series = append(series, sim.samplesSeries(name, nil, nil, nil)...)
+		series = append(series, sim.admittedSeries(name, nil, nil))
+	}
+	series = append(series, sim.offeredSeries(nil, nil))
 	return lab.Update{
 		Summary: map[string]any{"limit": sim.s.limit, "window_ms": msOf(int64(sim.s.window))},
-		Series: []lab.Series{{Name: "limit", Chart: "count", Label: "limit", Group: "*", XUnit: "ms", YUnit: "requests",
-			X: []float64{0, d}, Y: []float64{float64(sim.s.limit), float64(sim.s.limit)}, Tone: lab.Neutral}},
+		Series:  series,
 	}
+}
+
+// samplesSeries are the points x of the exact count and of the estimate of an algorithm.
+func (sim *simulation) samplesSeries(name string, x, exact, est []float64) []lab.Series {
+	return []lab.Series{
+		{Name: "exact " + name, Chart: "count", Label: "exact", Group: name, XUnit: "ms", YUnit: "requests",
+			X: x, Y: exact, Append: true, Tone: lab.Neutral},
+		{Name: "estimate " + name, Chart: "count", Label: name, Group: name, XUnit: "ms", YUnit: "requests",
+			X: x, Y: est, Append: true, Style: "dashed"},
+	}
+}
+
+// admittedSeries is points of an algorithm's admitted rate.
+func (sim *simulation) admittedSeries(name string, x, y []float64) lab.Series {
+	return lab.Series{Name: "admitted " + name, Chart: "rate", Label: name, XUnit: "ms", YUnit: "requests/s", X: x, Y: y, Append: true}
+}
+
+// offeredSeries is points of the offered rate.
+func (sim *simulation) offeredSeries(x, y []float64) lab.Series {
+	return lab.Series{Name: "offered", Chart: "rate", Label: "offered", XUnit: "ms", YUnit: "requests/s", X: x, Y: y, Append: true, Tone: lab.Neutral}
 }
 
 func msOf(ns int64) float64 { return float64(ns) / 1e6 }
@@ -148,11 +175,7 @@ func (sim *simulation) update(final bool) lab.Update {
 			for k := range x {
 				x[k] = msOf(sampleAt(from+k+1, d))
 			}
-			series = append(series,
-				lab.Series{Name: "exact " + name, Chart: "count", Label: "exact", Group: name, XUnit: "ms", YUnit: "requests",
-					X: x, Y: exact, Append: true, Tone: lab.Neutral},
-				lab.Series{Name: "estimate " + name, Chart: "count", Label: name, Group: name, XUnit: "ms", YUnit: "requests",
-					X: x, Y: est, Append: true, Style: "dashed"})
+			series = append(series, sim.samplesSeries(name, x, exact, est)...)
 		}
 		if bins, from := c.newBins(final); len(bins) > 0 {
 			x, y := make([]float64, len(bins)), make([]float64, len(bins))
@@ -160,8 +183,7 @@ func (sim *simulation) update(final bool) lab.Update {
 				x[k] = msOf(binStart(from+k, d))
 				y[k] = float64(n) / binW
 			}
-			series = append(series, lab.Series{Name: "admitted " + name, Chart: "rate", Label: name, XUnit: "ms", YUnit: "requests/s",
-				X: x, Y: y, Append: true})
+			series = append(series, sim.admittedSeries(name, x, y))
 		}
 		sum[name] = c.summary()
 	}
@@ -179,8 +201,7 @@ func (sim *simulation) update(final bool) lab.Update {
 			x = append(x, msOf(binStart(b, d)))
 			y = append(y, float64(sim.offered[b])/binW)
 		}
-		series = append(series, lab.Series{Name: "offered", Chart: "rate", Label: "offered", XUnit: "ms", YUnit: "requests/s",
-			X: x, Y: y, Append: true, Tone: lab.Neutral})
+		series = append(series, sim.offeredSeries(x, y))
 		sim.sentBins = done
 	}
 	return lab.Update{Summary: map[string]any{"algorithms": sum, "offered": sim.arrived}, Series: series}
