@@ -167,6 +167,9 @@ func (w *simWorld[S]) direct(b *batch, final bool) {
 			w.grew(w.local[inst])
 			if ok {
 				w.ops++ // publish
+				// The merges into the other instances, counted now so that a pilot run
+				// sees the work its admissions cause later.
+				w.work += int64(len(w.local)-1) * (2 + w.entries(w.local[inst])/4)
 				w.deliveries = append(w.deliveries, delivery[S]{at: t + w.lat, from: inst, delta: w.merger.Delta(now, 1)})
 			}
 		}
@@ -191,7 +194,6 @@ func (w *simWorld[S]) deliver(t int64) {
 			if int32(j) != d.from {
 				w.local[j] = w.merger.Merge(w.local[j], d.delta)
 				w.ops++
-				w.work += 1 + w.entries(w.local[j])/16
 			}
 		}
 	}
@@ -292,7 +294,7 @@ func (w *simWorld[S]) first(g, t int64, inst int32) {
 // admission the write that follows a round trip later.
 func (w *simWorld[S]) read(g, at, now int64, inst int32, attempt uint8) {
 	w.ops++
-	w.work += 1 + w.entries(w.store)/16
+	w.work += 3 + w.entries(w.store)/8
 	next, ok := w.rule.Decide(w.store, now, 1)
 	if !ok {
 		w.decide(g, false)
@@ -311,7 +313,7 @@ func (w *simWorld[S]) incr(g, at, now int64) {
 	w.counts[idx]++
 	counts := w.window(now)
 	w.ops += int64(len(counts))
-	w.work += int64(len(counts)+3) / 4
+	w.work += 2 + int64(len(counts))
 	ok := w.ctr.Admit(counts, now, 0)
 	w.decide(g, ok)
 	if !ok {
