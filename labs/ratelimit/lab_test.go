@@ -31,7 +31,10 @@ func mustRunOn(tb testing.TB, l *lab.Lab, query string) *lab.Result {
 	return r
 }
 
-func mustRun(tb testing.TB, query string) *lab.Result { tb.Helper(); return mustRunOn(tb, Lab(), query) }
+func mustRun(tb testing.TB, query string) *lab.Result {
+	tb.Helper()
+	return mustRunOn(tb, Lab(), query)
+}
 
 func algorithms(tb testing.TB, r *lab.Result) map[string]AlgorithmSummary {
 	tb.Helper()
