@@ -177,7 +177,7 @@ func (sim *simulation) update(final bool) lab.Update {
 			}
 			series = append(series, sim.samplesSeries(name, x, exact, est)...)
 		}
-		if bins, from := c.newBins(final); len(bins) > 0 {
+		if bins, from := c.newBins(); len(bins) > 0 {
 			x, y := make([]float64, len(bins)), make([]float64, len(bins))
 			for k, n := range bins {
 				x[k] = msOf(binStart(from+k, d))
@@ -353,7 +353,7 @@ func (c *core) newSamples() (exact, est []float64, from int) {
 }
 
 // newBins returns the complete bins not sent yet, and the index of the first.
-func (c *core) newBins(final bool) ([]int64, int) {
+func (c *core) newBins() ([]int64, int) {
 	from := c.sentBins
 	if c.bin <= from {
 		return nil, from

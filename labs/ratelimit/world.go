@@ -2,7 +2,6 @@ package ratelimit
 
 import (
 	"math"
-	"slices"
 
 	"github.com/resilience-playground/playground/algorithms/ratelimit"
 )
@@ -93,6 +92,7 @@ type simWorld[S any] struct {
 	ctr    ratelimit.Counters
 	counts map[int64]int64 // incr: counter of each window index
 	buf    []int64         // incr: the counters read
+	pruned int64           // incr: the window of true time counters were last pruned in
 
 	deliveries []delivery[S] // async, in order of arrival time
 	dh         int
@@ -319,7 +319,7 @@ func (w *simWorld[S]) incr(g, at, now int64) {
 	if !ok {
 		w.push(event{at: at + w.lat, g: g, kind: evDecr, idx: idx})
 	}
-	w.prune(idx)
+	w.prune(at - w.lat/2)
 }
 
 // window returns the counters Index(now)-Previous..Index(now), oldest first, in a buffer
@@ -336,13 +336,15 @@ func (w *simWorld[S]) window(now int64) []int64 {
 	return counts
 }
 
-// prune forgets the counters no request will read again: those more than Previous+1
-// windows before the oldest clock's current one (clocks only run ahead of true time here).
-func (w *simWorld[S]) prune(idx int64) {
-	if len(w.counts) < 4*(w.ctr.Previous+2) {
+// prune forgets, once per window of true time, the counters no request will read again:
+// those more than Previous windows before true time's (clocks only run ahead of it here).
+func (w *simWorld[S]) prune(trueNow int64) {
+	idx := w.ctr.Index(trueNow)
+	if idx <= w.pruned {
 		return
 	}
-	cut := idx - int64(w.ctr.Previous) - 1 - int64(slices.Max(w.skew)/int64(max(w.ctr.Window, 1))) - 1
+	w.pruned = idx
+	cut := idx - int64(w.ctr.Previous) - 1
 	for k := range w.counts {
 		if k < cut {
 			delete(w.counts, k)
