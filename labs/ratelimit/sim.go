@@ -45,6 +45,8 @@ type simulation struct {
 type world interface {
 	// advance processes the batch's arrivals; final: the last batch, drain everything.
 	advance(b *batch, final bool)
+	// initial is the algorithm's estimate at time zero, before any request.
+	initial() float64
 	base() *core
 }
 
@@ -122,17 +124,19 @@ func (sim *simulation) takeWork() int64 {
 	return w
 }
 
-// staticUpdate is what a run shows before it simulates anything: the limit line, and every
-// other series empty, so that their order does not depend on which gets points first.
+// staticUpdate is what a run shows before it simulates anything: the limit line and the
+// first point of every other series, so that their order does not depend on which gets
+// points first. The counts start at zero at time zero; the rates are upserted, their first
+// bin shown as zero until it is complete.
 func (sim *simulation) staticUpdate() lab.Update {
 	d := msOf(int64(sim.s.duration))
 	series := []lab.Series{{Name: "limit", Chart: "count", Label: "limit", Group: "*", XUnit: "ms", YUnit: "requests",
 		X: []float64{0, d}, Y: []float64{float64(sim.s.limit), float64(sim.s.limit)}, Tone: lab.Neutral}}
-	for _, name := range sim.names {
-		series = append(series, sim.samplesSeries(name, nil, nil, nil)...)
-		series = append(series, sim.admittedSeries(name, nil, nil))
+	for i, name := range sim.names {
+		series = append(series, sim.samplesSeries(name, []float64{0}, []float64{0}, []float64{sim.worlds[i].initial()})...)
+		series = append(series, sim.admittedSeries(name, []float64{0}, []float64{0}))
 	}
-	series = append(series, sim.offeredSeries(nil, nil))
+	series = append(series, sim.offeredSeries([]float64{0}, []float64{0}))
 	return lab.Update{
 		Summary: map[string]any{"limit": sim.s.limit, "window_ms": msOf(int64(sim.s.window))},
 		Series:  series,
@@ -151,12 +155,12 @@ func (sim *simulation) samplesSeries(name string, x, exact, est []float64) []lab
 
 // admittedSeries is points of an algorithm's admitted rate.
 func (sim *simulation) admittedSeries(name string, x, y []float64) lab.Series {
-	return lab.Series{Name: "admitted " + name, Chart: "rate", Label: name, XUnit: "ms", YUnit: "requests/s", X: x, Y: y, Append: true}
+	return lab.Series{Name: "admitted " + name, Chart: "rate", Label: name, XUnit: "ms", YUnit: "requests/s", X: x, Y: y, Upsert: true}
 }
 
 // offeredSeries is points of the offered rate.
 func (sim *simulation) offeredSeries(x, y []float64) lab.Series {
-	return lab.Series{Name: "offered", Chart: "rate", Label: "offered", XUnit: "ms", YUnit: "requests/s", X: x, Y: y, Append: true, Tone: lab.Neutral}
+	return lab.Series{Name: "offered", Chart: "rate", Label: "offered", XUnit: "ms", YUnit: "requests/s", X: x, Y: y, Upsert: true, Tone: lab.Neutral}
 }
 
 func msOf(ns int64) float64 { return float64(ns) / 1e6 }

@@ -145,6 +145,8 @@ func (w *simWorld[S]) advance(b *batch, final bool) {
 	w.account(end, final)
 }
 
+func (w *simWorld[S]) initial() float64 { return w.estimate(0) }
+
 // direct decides each request as it arrives: one script at the store, or each instance's
 // own state.
 func (w *simWorld[S]) direct(b *batch, final bool) {
