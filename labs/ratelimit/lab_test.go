@@ -5,9 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -237,6 +240,56 @@ func TestGolden(t *testing.T) {
 		}
 		if !bytes.Equal(outs[0], want) {
 			t.Errorf("%s: result differs from %s (run with -update if the change is intended)", g.file, path)
+		}
+	}
+}
+
+// TestInvariants runs random scenarios over the whole parameter space (kept small) and checks
+// what holds for any of them: every request is admitted or rejected, once; over-admissions
+// are admissions; the sliding log behind an atomic store with true clocks is exact; every
+// series ends complete.
+func TestInvariants(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	pick := func(options []string) string { return options[rng.IntN(len(options))] }
+	for i := range 60 {
+		algs := []string{}
+		for _, a := range Algorithms {
+			if rng.IntN(2) == 0 {
+				algs = append(algs, a)
+			}
+		}
+		if len(algs) == 0 {
+			algs = []string{"sliding_log"}
+		}
+		q := fmt.Sprintf("algorithms=%s&limit=%d&window=%dms&subwindows=%d&burst=%d&leak=%.2f&traffic=%s&load=%.2f&duration=%dms"+
+			"&instances=%d&balancer=%s&store=%s&store_latency=%dms&skew=%dms&seed=%d",
+			strings.Join(algs, ","), 1+rng.IntN(300), 10+rng.IntN(3000), 2+rng.IntN(59), rng.IntN(400), 0.1+rng.Float64()*9.9,
+			pick(Traffics), 0.1+rng.Float64()*5, 1000+rng.IntN(5000), 1+rng.IntN(64), pick(Balancers), pick(Stores),
+			rng.IntN(1001), rng.IntN(3)*rng.IntN(30001), i)
+		r := mustRun(t, q)
+		offered := r.Summary["offered"].(int64)
+		v, _ := Params.ParseQuery(q)
+		s := scenarioOf(v)
+		for name, a := range algorithms(t, r) {
+			if a.Admitted+a.Rejected != offered || a.OverAdmitted > a.Admitted || a.WronglyRejected > a.Rejected ||
+				(a.Admitted > 0) != (a.MaxInWindow > 0) {
+				t.Errorf("%s: %s: %+v of %d offered", q, name, a, offered)
+			}
+			if name == "sliding_log" && s.store == "atomic" && (s.skew == 0 || s.instances == 1) && (a.OverAdmitted != 0 || a.MaxInWindow > s.limit) {
+				t.Errorf("%s: the atomic sliding log over-admits: %+v", q, a)
+			}
+		}
+		for _, sr := range r.Series {
+			want := nSamples + 1
+			switch {
+			case sr.Name == "limit":
+				want = 2
+			case sr.Chart == "rate":
+				want = nBins
+			}
+			if len(sr.X) != want || len(sr.Y) != want {
+				t.Errorf("%s: series %s has %d points, want %d", q, sr.Name, len(sr.X), want)
+			}
 		}
 	}
 }
