@@ -73,6 +73,28 @@ func boundPerArrival(s scenario) float64 {
 // work so far plus, for the arrivals still expected, the work per arrival of the pilot's
 // second half. The pilot's slices are small enough that it stops near pilotWork units.
 func (r *runner) Cost(v param.Values) int64 {
+	key := v.Encode()
+	r.mu.Lock()
+	c, ok := r.costs[key]
+	r.mu.Unlock()
+	if ok {
+		return c
+	}
+	c = pilotCost(v)
+	r.mu.Lock()
+	if len(r.costs) >= costMemoSize {
+		clear(r.costs) // a crude bound: pilots are cheap to redo
+	}
+	r.costs[key] = c
+	r.mu.Unlock()
+	return c
+}
+
+// costMemoSize is how many scenarios' estimates a lab keeps.
+const costMemoSize = 1024
+
+// pilotCost is Cost without the memo.
+func pilotCost(v param.Values) int64 {
 	s := scenarioOf(v)
 	sim := newSimulation(s)
 	expected := expectedArrivals(s)

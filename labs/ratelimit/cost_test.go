@@ -35,7 +35,11 @@ var costScenarios = []string{
 // either way. CostBound must never be below the work.
 func TestCostWithinTwice(t *testing.T) {
 	worst := 1.0
-	for _, q := range costScenarios {
+	scenarios := costScenarios
+	if raceEnabled || testing.Short() {
+		scenarios = scenarios[:2]
+	}
+	for _, q := range scenarios {
 		v, err := Params.ParseQuery(q)
 		if err != nil {
 			t.Fatal(err)

@@ -65,6 +65,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -127,20 +128,23 @@ var Params = param.Set{
 		Help: "All randomness comes from the seed: the same seed gives the same numbers."},
 }
 
-// Lab returns the rate-limiter lab. Each lab value has its own runner (and the cost model's
-// pilot results).
+// Lab returns the rate-limiter lab. Each lab value has its own runner, with its own memo of
+// the cost model's pilot estimates.
 func Lab() *lab.Lab { return newRunner(defaultSlices).lab() }
 
 // defaultSlices is how many slices of simulated time a run is cut into.
 const defaultSlices = 40
 
-// runner runs scenarios of one lab value.
+// runner runs scenarios of one lab value, and keeps the cost model's estimates by
+// canonical query (the budget check of a heavy scenario runs a pilot simulation).
 type runner struct {
 	slices int          // slices of simulated time per run: 1 is a one-shot run
 	work   atomic.Int64 // units of work done by runs, for tests of the cost model
+	mu     sync.Mutex
+	costs  map[string]int64
 }
 
-func newRunner(slices int) *runner { return &runner{slices: slices} }
+func newRunner(slices int) *runner { return &runner{slices: slices, costs: map[string]int64{}} }
 
 func (r *runner) lab() *lab.Lab {
 	return &lab.Lab{
