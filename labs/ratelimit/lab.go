@@ -158,7 +158,7 @@ func (r *runner) lab() *lab.Lab {
 		View:        view,
 		Cost:        r.Cost,
 		CostBound:   CostBound,
-		CostParams:  []string{"duration", "limit", "load", "instances", "algorithms"},
+		CostParams:  []string{"limit", "instances", "duration", "load", "algorithms"},
 		Progressive: true,
 		Run:         r.Run,
 	}
@@ -233,6 +233,9 @@ type AlgorithmSummary struct {
 	Store            string  `json:"store"`                 // the semantics it ran with
 	Burst            int64   `json:"burst,omitempty"`       // capacity of the bucket family
 	GaveUp           int64   `json:"gave_up,omitempty"`     // compare-and-swap: requests refused after too many failed swaps
+	// MeanWaitMS is the leaky bucket queue's mean wait of an admitted request before it
+	// leaves, in ms (with the atomic store or local counters, where the queue is one place).
+	MeanWaitMS float64 `json:"mean_wait_ms,omitempty"`
 }
 
 // Run simulates scenario v slice by slice of simulated time and reports, after each slice,

@@ -47,6 +47,8 @@ type world interface {
 	advance(b *batch, final bool)
 	// initial is the algorithm's estimate at time zero, before any request.
 	initial() float64
+	// summary is the algorithm's tallies so far.
+	summary() AlgorithmSummary
 	base() *core
 }
 
@@ -189,7 +191,7 @@ func (sim *simulation) update(final bool) lab.Update {
 			}
 			series = append(series, sim.admittedSeries(name, x, y))
 		}
-		sum[name] = c.summary()
+		sum[name] = sim.worlds[i].summary()
 	}
 	// Offered bins are complete once every world has accounted for them.
 	done := nBins

@@ -29,6 +29,7 @@ var view = lab.View{
 				{Field: "state_bytes", Label: "state per key", Suffix: " B"},
 				{Field: "store_ops_per_request", Label: "store ops/request", Digits: 2},
 				{Field: "store", Label: "store"},
+				{Field: "mean_wait_ms", Label: "queue wait", Digits: 1, Suffix: " ms"},
 			}},
 	},
 	Notes: []string{
@@ -39,6 +40,9 @@ var view = lab.View{
 		"Burst: libraries disagree (golang.org/x/time/rate's burst is the bucket's capacity; GCRA's burst tolerance and redis-cell's max_burst count one less). " +
 			"Here every bucket admits burst requests at one instant from rest, and burst 0 means the limit, so that every algorithm starts " +
 			"like a window of limit requests. A full bucket under overload still lets its burst plus a window of refill through: close to twice the limit.",
+		"The token bucket, the leaky bucket as a meter, the leaky bucket as a queue and GCRA admit exactly the same requests at the same rate and burst: " +
+			"they differ in what they keep per key (two values, or GCRA's one theoretical arrival time) and in what they do with an admitted request " +
+			"(the queue holds it until it may leave at the constant rate: its mean wait is in the table).",
 		"Stores: an atomic script (Redis with Lua) decides as one in-process limiter would; increments only (Memcached) suit the window counters " +
 			"(INCR, read the earlier counters, DECR after a refusal), and the other algorithms fall back to GET then SET; read-then-write lets " +
 			"instances whose round trips overlap decide on the same state; compare-and-swap retries instead; asynchronous propagation " +

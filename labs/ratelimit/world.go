@@ -60,6 +60,9 @@ func build[S any](name string, s scenario, nInst int, rule ratelimit.Rule[S], me
 			w.skew[i] = int64(float64(s.skew) * float64(i) / float64(nInst-1))
 		}
 	}
+	if q, ok := any(rule).(ratelimit.LeakyQueueRule); ok {
+		w.queue = &q
+	}
 	switch s.store {
 	case "incr":
 		if c, err := rule.Counters(); err == nil {
@@ -83,6 +86,10 @@ type simWorld[S any] struct {
 	size   func(S) int         // entries a copy of the state holds (the sliding log), or nil
 	lat    int64               // store round trip, ns
 	skew   []int64             // each instance's clock offset, ns
+
+	queue  *ratelimit.LeakyQueueRule // the rule, when it is the leaky bucket queue
+	waited int64                     // queue: total wait of admitted requests, ns
+	waits  int64                     // queue: admitted requests whose wait is counted
 
 	store  S      // the shared state (atomic, racy, get_set, cas)
 	ver    uint64 // its version (cas)
@@ -147,6 +154,28 @@ func (w *simWorld[S]) advance(b *batch, final bool) {
 
 func (w *simWorld[S]) initial() float64 { return w.estimate(0) }
 
+func (w *simWorld[S]) summary() AlgorithmSummary {
+	s := w.core.summary()
+	if w.waits > 0 {
+		s.MeanWaitMS = float64(w.waited) / float64(w.waits) / 1e6
+	}
+	return s
+}
+
+// update is the rule's Update of *s at now for one request; the leaky bucket queue also
+// records how long an admitted request waits before it leaves.
+func (w *simWorld[S]) update(s *S, now int64) bool {
+	if w.queue == nil {
+		return w.rule.Update(s, now, 1)
+	}
+	wait, ok := w.queue.Reserve(any(s).(*ratelimit.LeakyQueueState), now, 1)
+	if ok {
+		w.waited += int64(wait)
+		w.waits++
+	}
+	return ok
+}
+
 // direct decides each request as it arrives: one script at the store, or each instance's
 // own state.
 func (w *simWorld[S]) direct(b *batch, final bool) {
@@ -158,11 +187,11 @@ func (w *simWorld[S]) direct(b *batch, final bool) {
 		var ok bool
 		switch w.core.store {
 		case "atomic":
-			ok = w.rule.Update(&w.store, now, 1)
+			ok = w.update(&w.store, now)
 			w.ops++
 			w.grew(w.store)
 		case "local":
-			ok = w.rule.Update(&w.local[inst], now, 1)
+			ok = w.update(&w.local[inst], now)
 			w.grew(w.local[inst])
 		case "async":
 			ok = w.rule.Update(&w.local[inst], now, 1)
