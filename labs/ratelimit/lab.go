@@ -89,6 +89,9 @@ var Balancers = []string{"round_robin", "random", "sticky"}
 
 var bucketFamily = []string{"token_bucket", "leaky_queue", "leaky_meter", "gcra"}
 
+// two is the instances from which clock skew matters.
+var two = 2.0
+
 // Params declares the lab's parameters.
 var Params = param.Set{
 	{Name: "algorithms", Label: "Algorithms", Kind: param.EnumList, Options: Algorithms,
@@ -123,7 +126,8 @@ var Params = param.Set{
 		Applies: &param.When{Param: "store", Values: []string{"incr", "racy", "cas", "async"}},
 		Help:    "Round trip to the store (async: the propagation lag)."},
 	{Name: "skew", Group: "Distributed", Label: "Clock skew", Kind: param.Duration, Default: "0s", Min: 0, Max: 60000, Step: 1, Unit: "ms",
-		Help: "Instance i's clock runs i/(instances−1)·skew ahead of true time."},
+		Applies: &param.When{Param: "instances", Min: &two},
+		Help:    "Instance i's clock runs i/(instances−1)·skew ahead of true time."},
 	{Name: "seed", Group: "Advanced", Label: "Seed", Kind: param.Int, Default: "1", Min: 0, Max: 1<<53 - 1, Step: 1, Random: true,
 		Help: "All randomness comes from the seed: the same seed gives the same numbers."},
 }
