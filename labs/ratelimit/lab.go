@@ -49,15 +49,22 @@
 // window ending at that request) and wrongly rejected (refused although
 // that window had room), the most admitted requests in any window of the
 // limit's length, its estimate's mean error against the exact count, its
-// state per key and its store operations per request. summary.offered is
-// the number of requests that arrived. The series are, per algorithm, the
-// exact sliding-window count of its admitted requests and its own estimate
-// over time (chart "count"), and the admitted rate beside the offered rate
-// (chart "rate").
+// state per key and its store operations per request (and the leaky queue's
+// mean wait). summary.offered is the number of requests that arrived,
+// summary.limit and summary.window_ms the limit. The series are, per
+// algorithm, the exact sliding-window count of its admitted requests ("exact
+// <name>", a neutral reference) and its own estimate ("estimate <name>",
+// dashed) at 1001 instants from 0 to the duration (chart "count", one panel
+// per algorithm with the limit in each), and its admitted rate in 120 bins
+// ("admitted <name>") beside the offered rate ("offered"; chart "rate").
 //
-// Runs are progressive: they simulate the duration in slices of simulated
-// time and append each slice's points, so the first frame comes at once and
-// the final result equals a one-shot run bit for bit.
+// Runs are progressive: they simulate the duration in 40 slices of simulated
+// time and send each slice's new points (appended counts, upserted rate
+// bins) and the summary so far, with a refinement counting the simulated
+// milliseconds done, so the first frame comes at once and the final result
+// equals a one-shot run bit for bit. Algorithms run in parallel within a
+// slice, each on its own state, so results do not depend on GOMAXPROCS.
+// The cost model is in cost.go.
 package ratelimit
 
 import (
