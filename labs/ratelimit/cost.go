@@ -21,9 +21,9 @@ import (
 // arrival. Cost simulates a prefix of the scenario (about pilotWork units, on slices of at
 // most pilotArrivals arrivals) and extrapolates the work per arrival of its second half to
 // the rest of the expected arrivals; a scenario whose whole run fits the pilot is counted
-// exactly. A pilot that stops within its first two windows may not have seen the work per
-// arrival settle (sliding logs fill up during the first window); its estimate is then raised
-// to the geometric mean of the extrapolation and CostBound.
+// exactly. A pilot that stops within the first window may not have seen the work per arrival
+// settle (sliding logs fill up during the first window); its growth is then extrapolated to
+// the end of the window.
 
 // Pilot limits.
 const (
@@ -93,6 +93,38 @@ func (r *runner) Cost(v param.Values) int64 {
 // costMemoSize is how many scenarios' estimates a lab keeps.
 const costMemoSize = 1024
 
+// casAttempts is the mean compare-and-swap attempts per request expected when writes that
+// succeed come at about the admitted rate, at most twice the limit's: an attempt fails when
+// another write lands during its round trip, with probability p = 1 − e^(−rate·latency),
+// and a request makes 1 + p + … + p^(maxAttempts−1) attempts.
+func casAttempts(s scenario) float64 {
+	rate := math.Min(s.load, 2) * float64(s.limit) / float64(s.window) // writes per ns
+	p := 1 - math.Exp(-rate*float64(s.latency))
+	if p >= 1 {
+		return maxAttempts
+	}
+	return (1 - math.Pow(p, maxAttempts)) / (1 - p)
+}
+
+// pilotMark is the pilot's progress at the end of a slice.
+type pilotMark struct{ end, arrived, work int64 }
+
+// extrapolate returns the work per arrival to expect after the pilot, from its marks (the
+// first at zero): that of the pilot's second half, or, when the pilot ended within the first
+// window and its work per arrival was still growing (sliding logs filling up), that growth
+// carried on linearly to the end of the first window, where logs are full; at most bound.
+func extrapolate(marks []pilotMark, window int64, bound float64) float64 {
+	last, mid, first := marks[len(marks)-1], marks[len(marks)/2], marks[0]
+	rate := func(a, b pilotMark) float64 { return float64(b.work-a.work) / float64(max(b.arrived-a.arrived, 1)) }
+	p1, p2 := rate(first, mid), rate(mid, last)
+	if last.end >= window || p2 <= p1 || mid.arrived == first.arrived {
+		return p2
+	}
+	t1, t2 := float64(first.end+mid.end)/2, float64(mid.end+last.end)/2
+	full := p2 + (p2-p1)/(t2-t1)*(float64(window)-t2)
+	return math.Min(full, math.Max(bound, p2))
+}
+
 // pilotCost is Cost without the memo.
 func pilotCost(v param.Values) int64 {
 	s := scenarioOf(v)
@@ -102,8 +134,7 @@ func pilotCost(v param.Values) int64 {
 	n := int64(math.Max(64, math.Ceil(expected/perSlice)))
 	d := int64(s.duration)
 	var work int64
-	type mark struct{ arrived, work int64 }
-	var marks []mark
+	marks := []pilotMark{{}}
 	for i := int64(1); i <= n; i++ {
 		end := int64(float64(d) * float64(i) / float64(n))
 		final := i == n
@@ -112,19 +143,15 @@ func pilotCost(v param.Values) int64 {
 			w.advance(sim.batch, final)
 		}
 		work += sim.takeWork()
-		marks = append(marks, mark{sim.arrived, work})
+		marks = append(marks, pilotMark{end, sim.arrived, work})
 		if work > pilotWork && !final {
-			mid := marks[len(marks)/2]
-			if len(marks) < 2 {
-				mid = mark{}
+			per := extrapolate(marks, int64(s.window), boundPerArrival(s))
+			if s.store == "cas" && end < 2*int64(s.latency) {
+				// No swap has failed yet: retries come a round trip and a half after
+				// the first read. Expect them from the contention.
+				per *= casAttempts(s)
 			}
-			perArrival := float64(work-mid.work) / float64(max(sim.arrived-mid.arrived, 1))
-			est := float64(work) + perArrival*math.Max(expected-float64(sim.arrived), 0)
-			if end < 2*int64(s.window) {
-				// Within its first two windows the pilot's work per arrival may still be
-				// growing (logs filling up): move towards the bound.
-				est = math.Max(est, math.Sqrt(est*float64(CostBound(v))))
-			}
+			est := float64(work) + per*math.Max(expected-float64(sim.arrived), 0)
 			return int64(math.Min(est, math.MaxInt64/2))
 		}
 	}

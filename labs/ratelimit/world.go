@@ -2,6 +2,8 @@ package ratelimit
 
 import (
 	"math"
+	"math/bits"
+	"unsafe"
 
 	"github.com/resilience-playground/playground/algorithms/ratelimit"
 )
@@ -63,6 +65,8 @@ func build[S any](name string, s scenario, nInst int, rule ratelimit.Rule[S], me
 	if q, ok := any(rule).(ratelimit.LeakyQueueRule); ok {
 		w.queue = &q
 	}
+	var zero S
+	w.stateUnits = int64(unsafe.Sizeof(zero)) / 64
 	switch s.store {
 	case "incr":
 		if c, err := rule.Counters(); err == nil {
@@ -87,9 +91,10 @@ type simWorld[S any] struct {
 	lat    int64               // store round trip, ns
 	skew   []int64             // each instance's clock offset, ns
 
-	queue  *ratelimit.LeakyQueueRule // the rule, when it is the leaky bucket queue
-	waited int64                     // queue: total wait of admitted requests, ns
-	waits  int64                     // queue: admitted requests whose wait is counted
+	stateUnits int64                     // work units of copying a state (the 260-byte sliding window's)
+	queue      *ratelimit.LeakyQueueRule // the rule, when it is the leaky bucket queue
+	waited     int64                     // queue: total wait of admitted requests, ns
+	waits      int64                     // queue: admitted requests whose wait is counted
 
 	store  S      // the shared state (atomic, racy, get_set, cas)
 	ver    uint64 // its version (cas)
@@ -325,7 +330,7 @@ func (w *simWorld[S]) first(g, t int64, inst int32) {
 // admission the write that follows a round trip later.
 func (w *simWorld[S]) read(g, at, now int64, inst int32, attempt uint8) {
 	w.ops++
-	w.work += 3 + w.entries(w.store)/8
+	w.work += 3 + w.entries(w.store)/8 + w.stateUnits
 	next, ok := w.rule.Decide(w.store, now, 1)
 	if !ok {
 		w.decide(g, false)
@@ -385,7 +390,7 @@ func (w *simWorld[S]) prune(trueNow int64) {
 
 // run runs one scheduled event.
 func (w *simWorld[S]) run(ev event) {
-	w.work++
+	w.work += 1 + int64(bits.Len(uint(len(w.events))))/2 // a pop: a walk down the heap
 	switch ev.kind {
 	case evDecr:
 		w.counts[ev.idx]--
@@ -441,6 +446,7 @@ func (w *simWorld[S]) release(slot int32) {
 func (w *simWorld[S]) push(ev event) {
 	ev.seq = w.seq
 	w.seq++
+	w.work += int64(bits.Len(uint(len(w.events)))) / 4
 	w.events = append(w.events, ev)
 	h := w.events
 	for i := len(h) - 1; i > 0; {
