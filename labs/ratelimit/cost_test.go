@@ -23,6 +23,7 @@ var costScenarios = []string{
 	"traffic=ramp&duration=2m",
 	"store=racy&instances=8&limit=5000&duration=20s&store_latency=20ms",
 	"store=cas&instances=8&store_latency=5ms&duration=20s",
+	"store=cas&instances=8&store_latency=200ms&limit=1000&duration=10s",
 	"store=incr&instances=4&subwindows=60&duration=1m",
 	"store=async&instances=64&store_latency=50ms&duration=20s",
 	"store=async&instances=8&limit=2000&store_latency=500ms&duration=2s&algorithms=sliding_log",
