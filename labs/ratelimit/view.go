@@ -16,7 +16,8 @@ var view = lab.View{
 	Tables: []lab.Table{
 		{ID: "algorithms", Title: "Each algorithm against the exact sliding window", Key: "algorithms", Rows: "map",
 			Help: "Over-admitted: admitted although the algorithm's own admitted requests already filled the exact window. " +
-				"Wrongly rejected: refused although the exact window had room.",
+				"Wrongly rejected: refused although the exact window had room. Estimate error: the mean distance between the dashed and the grey line, " +
+				"in % of the limit (the buckets' estimate, tokens in use, is a different quantity that drains at the refill rate).",
 			Columns: []lab.Column{
 				{Field: "", Label: "algorithm"},
 				{Field: "admitted", Label: "admitted"},
@@ -43,6 +44,9 @@ var view = lab.View{
 		"The token bucket, the leaky bucket as a meter, the leaky bucket as a queue and GCRA admit exactly the same requests at the same rate and burst: " +
 			"they differ in what they keep per key (two values, or GCRA's one theoretical arrival time) and in what they do with an admitted request " +
 			"(the queue holds it until it may leave at the constant rate: its mean wait is in the table).",
+		"In a distributed run the dashed line is the store's view (for local counters and asynchronous propagation, the view of the instance " +
+			"that served the latest request): where it stays below the grey line, instances decided on what they read before the others' writes " +
+			"landed, or before their messages arrived, and the lost updates let more requests through.",
 		"Stores: an atomic script (Redis with Lua) decides as one in-process limiter would; increments only (Memcached) suit the window counters " +
 			"(INCR, read the earlier counters, DECR after a refusal), and the other algorithms fall back to GET then SET; read-then-write lets " +
 			"instances whose round trips overlap decide on the same state; compare-and-swap retries instead; asynchronous propagation " +
