@@ -60,7 +60,7 @@ func statusOf(err error) (int, errorBody) {
 	case errors.As(err, new(methodError)):
 		return http.StatusMethodNotAllowed, errorBody{Error: err.Error()}
 	case errors.Is(err, errNotFound):
-		return http.StatusNotFound, errorBody{Error: "not found"}
+		return http.StatusNotFound, errorBody{Error: strings.TrimPrefix(err.Error(), errNotFound.Error()+": ")}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return 499, errorBody{Error: "request cancelled"}
 	}

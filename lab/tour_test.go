@@ -1,0 +1,56 @@
+package lab_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/resilience-playground/playground/lab"
+)
+
+func TestCheckTours(t *testing.T) {
+	step := func(url string) lab.Step { return lab.Step{Title: "S", URL: url, Text: "Look."} }
+	for _, tc := range []struct {
+		name  string
+		tours []lab.Tour
+		want  string // "" for valid
+	}{
+		{"valid", []lab.Tour{{Name: "a-1", Title: "A", Steps: []lab.Step{step("/t"), step("/t?n=5&mode=b+c")}}}, ""},
+		{"no tours", nil, ""},
+		{"bad name", []lab.Tour{{Name: "A b", Title: "A", Steps: []lab.Step{step("/t")}}}, "tour name"},
+		{"twice", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{step("/t")}}, {Name: "a", Title: "B", Steps: []lab.Step{step("/t")}}}, "declared twice"},
+		{"no steps", []lab.Tour{{Name: "a", Title: "A"}}, "needs a title and steps"},
+		{"no text", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t"}}}}, "needs a title and text"},
+		{"other lab", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{step("/u?n=5")}}}, "not a scenario of this lab"},
+		{"bad value", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{step("/t?n=0")}}}, "n must be"},
+		{"not canonical", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{step("/t?m=2&n=5")}}}, `write "/t?n=5&m=2"`},
+		{"default written", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{step("/t?n=10")}}}, `write "/t"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := testLab("t")
+			l.Params.Defaults()
+			l.Tours = tc.tours
+			err := l.CheckTours()
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("CheckTours: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("CheckTours: %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestFindStep(t *testing.T) {
+	l := testLab("t")
+	l.Tours = []lab.Tour{{Name: "intro", Title: "I", Steps: []lab.Step{{Title: "one"}, {Title: "two"}}}}
+	for id, want := range map[string]string{"intro/1": "one", "intro/2": "two", "intro/3": "", "intro/0": "", "other/1": "", "intro": "", "": "", "intro/x": ""} {
+		tour, n, ok := l.FindStep(id)
+		got := ""
+		if ok {
+			got = tour.Steps[n-1].Title
+		}
+		if got != want {
+			t.Errorf("FindStep(%q) = %q, want %q", id, got, want)
+		}
+	}
+}

@@ -1,0 +1,41 @@
+package backoff
+
+import "github.com/resilience-playground/playground/lab"
+
+// tours walk through the figures of Marc Brooker's "Exponential Backoff and Jitter".
+var tours = []lab.Tour{{
+	Name:  "jitter",
+	Title: "Why backoff needs jitter",
+	Steps: []lab.Step{{
+		Title:   "Backoff alone",
+		URL:     "/backoff?strategies=none,exponential",
+		Predict: "Exponential backoff makes every client wait longer after each failure. Will the retries spread out over time?",
+		Text: "Clients that collided back off by the same doubling schedule, so they come back together: " +
+			"the writes over time arrive in clusters at the same moments. Backing off lowers how often " +
+			"each client tries, not how many try at once.",
+	}, {
+		Title: "Full jitter",
+		URL:   "/backoff?strategies=exponential,full",
+		Text: "Full jitter sleeps a random time between zero and the exponential backoff. The clusters " +
+			"dissolve into a steady trickle, far fewer writes collide, and the work falls to under " +
+			"half of plain exponential backoff's.",
+	}, {
+		Title:   "Work as clients grow",
+		URL:     "/backoff",
+		Predict: "Which strategy needs the fewest writes in all: full, equal or decorrelated jitter?",
+		Text: "The post's headline figure: writes needed until every client succeeds, against the number " +
+			"of contending clients. Without jitter the work climbs steeply; full and equal jitter need " +
+			"the least, decorrelated jitter a little more.",
+	}, {
+		Title: "Time to finish",
+		URL:   "/backoff?strategies=exponential,full,equal,decorrelated",
+		Text: "Completion time is when the last client succeeds. Plain exponential backoff takes by far " +
+			"the longest (its sleeps grow unchecked until the cap); among the jittered strategies equal " +
+			"jitter is the slowest, and full jitter takes a little longer than decorrelated.",
+	}, {
+		Title: "More clients",
+		URL:   "/backoff?strategies=exponential,full&clients=500&sweep=50:950:50",
+		Text: "With five times as many clients the gap widens: every extra client adds collisions, and " +
+			"only jitter keeps them apart. Drag the clients slider to see where each strategy bends.",
+	}},
+}}

@@ -1,0 +1,61 @@
+// Package loadbalance is the playground's load-balancing lab: clients keep connections to a
+// subset of a service's backends and pick, request by request, the backend of their subset
+// that serves it. It shows what "Site Reliability Engineering: How Google Runs Production
+// Systems" (Beyer, Jones, Petoff and Murphy, eds., O'Reilly, 2016), chapter 20, "Load
+// Balancing in the Datacenter", teaches:
+//
+//   - subsetting: random subsets (300 clients, 300 backends, subsets of 30% or 10%) leave some
+//     backends with far more connections than others, while deterministic subsetting gives
+//     every backend the same number, or numbers that differ by one (its 12 backends, subsets
+//     of 3 and 10 clients give 2 or 3 each); rendezvous hashing (gRPC) and a deterministic
+//     aperture (Finagle) go beyond the book, with the churn each causes;
+//   - policies: simple round robin leaves about a factor of two between the most and least
+//     loaded backend when query costs, machines and clients' rates differ; least-loaded round
+//     robin and weighted round robin narrow it; random and the power of two choices go beyond
+//     the book;
+//   - health: a lame-duck backend drains without errors where an abrupt stop fails the
+//     requests it holds; a backend that fails fast sinkholes least-loaded traffic unless recent
+//     errors count as active requests; flow control stops a client sending to a backend with
+//     too many of its requests active.
+//
+// The subsetting algorithms are package algorithms/subset and the policies package
+// algorithms/balance; World is the datacenter model that runs them.
+//
+// # Summary
+//
+// A run's summary holds:
+//
+//   - connections: {min, max, mean, sd} of connections per backend under the chosen subsetting;
+//   - subsettings: a list of [Comparison]s, every algorithm at the scenario's sizes (only the
+//     chosen one above about a million clients × backends), with churn;
+//   - subsets and rounds: for at most 32 clients and 32 backends, each client's subset
+//     ([ClientSubset]) and, under deterministic subsetting, the shuffled lists ([Round]);
+//   - load_pct: the mean utilisation the requests would cause if spread perfectly;
+//   - policies: a [PolicySummary] per policy: requests, errors, CPU spread (min, mean, max,
+//     max/min, max/mean, p99/mean), wasted CPU and latency percentiles;
+//   - cpu ({min, max, mean}, [CPUStats]), wasted_cpu_pct and errors: those of the first policy
+//     listed;
+//   - backends: a [Backend] per backend: connections, CPU under the first policy and under each.
+//
+// Series: "connections" (backends per connection count), per policy "cpu <policy>" (median
+// utilisation per sampling interval, with view-only min and max bands), "cpu histogram
+// <policy>" (backends per 2% of utilisation over the run) and "errors <policy>" (failed
+// requests per sampling interval).
+//
+// # Runs
+//
+// A run shows the connections histogram at once (subsetting needs no traffic), then simulates
+// every policy side by side, sending each new stretch of simulated time and the numbers so far
+// as it goes; the simulation does not depend on how it is cut into stretches, so the last
+// update's numbers are those of one uninterrupted run, at any GOMAXPROCS. All randomness comes
+// from the seed, one stream per concern, and every policy sees the same subsets, machines,
+// antagonists and requests (common random numbers). Policies are therefore independent of each
+// other, and a lab value keeps the outcomes of the simulations it finished: ticking a policy
+// on simulates that policy only.
+//
+// # Cost
+//
+// A scenario's cost (Cost, see cost.go) is a formula in units of some 30–60 ns of computing:
+// mostly clients × rate × duration requests, two events each, per policy. The budget's error
+// names clients (then duration, rate, policy, subset) as the parameter to lower.
+package loadbalance

@@ -1,0 +1,402 @@
+package loadbalance
+
+import (
+	"context"
+	"math"
+	"runtime"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/resilience-playground/playground/engine"
+	"github.com/resilience-playground/playground/lab"
+	"github.com/resilience-playground/playground/param"
+)
+
+// Lab returns the load-balancing lab. Each lab value keeps a memo of finished policy
+// simulations (see outcomeKey), shared by all of its runs.
+func Lab() *lab.Lab { return newRunner().lab() }
+
+func newRunner() *runner { return &runner{memo: newMemo()} }
+
+type runner struct {
+	memo  *memo
+	work  atomic.Int64 // work units simulated (World.Work), summed over runs, for tests
+	chunk float64      // work per step of one simulation; 0 means chunkWork (tests vary it)
+}
+
+func (r *runner) lab() *lab.Lab {
+	return &lab.Lab{
+		Name:  "loadbalance",
+		Title: "Load balancing in the datacenter",
+		Intro: "Clients keep connections to a subset of the backends and pick one of them for every request, as in " +
+			"“Site Reliability Engineering”, chapter 20, “Load Balancing in the Datacenter”. Random subsets leave some " +
+			"backends with far more connections than others; the chapter's deterministic subsetting evens them out. " +
+			"Round robin leaves a wide CPU spread when queries, machines and clients differ; least-loaded and weighted round robin narrow it.",
+		Params:      Params,
+		View:        view,
+		Tours:       tours,
+		Cost:        Cost,
+		CostBound:   Cost,
+		CostParams:  []string{"clients", "duration", "rate", "policy", "subset"},
+		Progressive: true,
+		Run:         r.Run,
+	}
+}
+
+// PolicySummary is summary.policies.<name>: what one policy did over the run. CPU figures are
+// per-backend utilisation over the run, in %, fail-fast backends left out.
+type PolicySummary struct {
+	Requests      int64   `json:"requests"`
+	Errors        int64   `json:"errors"`
+	ErrorPct      float64 `json:"error_pct"`
+	Rejected      int64   `json:"rejected"`  // no backend of the subset could take it
+	FailFast      int64   `json:"fail_fast"` // answered with an error by a fail-fast backend
+	Stopped       int64   `json:"stopped"`   // failed by a stop
+	Shed          int64   `json:"shed"`      // refused by an overloaded backend, its queue full
+	CPUMin        float64 `json:"cpu_min"`
+	CPUMean       float64 `json:"cpu_mean"`
+	CPUMax        float64 `json:"cpu_max"`
+	MaxOverMin    float64 `json:"max_over_min"`
+	MaxOverMean   float64 `json:"max_over_mean"`
+	P99OverMean   float64 `json:"p99_over_mean"`
+	WastedCPUPct  float64 `json:"wasted_cpu_pct"`
+	LatencyP50MS  float64 `json:"latency_p50_ms"`
+	LatencyP99MS  float64 `json:"latency_p99_ms"`
+	SimulatedSecs float64 `json:"simulated_s"`
+}
+
+// CPUStats is summary.cpu: the spread of per-backend utilisation (%) under the first policy.
+type CPUStats struct {
+	Min  float64 `json:"min"`
+	Max  float64 `json:"max"`
+	Mean float64 `json:"mean"`
+}
+
+// Backend is one entry of summary.backends.
+type Backend struct {
+	Connections int                `json:"connections"`
+	CPU         float64            `json:"cpu"`           // utilisation over the run under the first policy, %
+	ByPolicy    map[string]float64 `json:"cpu_by_policy"` // under each policy
+	Failing     bool               `json:"failing,omitempty"`
+}
+
+// flushEvery is how often, at most, a run sends what its simulations have added.
+const flushEvery = 100 * time.Millisecond
+
+// chunkWork is about the work one step of one policy's simulation does between two looks at
+// the clock: a few milliseconds.
+const chunkWork = 60_000
+
+// Run computes scenario v: first the subsets (summary.connections, summary.subsettings, the
+// connections histogram and, for small sizes, the subsets and rounds), then the traffic
+// simulation of every policy side by side, interval by interval, sending the new sampling
+// intervals and the numbers so far every flushEvery; the last update holds the final numbers.
+func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update)) error {
+	s := ScenarioOf(v)
+	var starts, conns []int32
+	var counts []int
+	if err := engine.Pace(ctx, func() error {
+		starts, conns = subsets(s.Subsetting, s.Seed, s.Clients, s.Backends, s.Subset)
+		counts = connections(s.Backends, conns)
+		return nil
+	}); err != nil {
+		return err
+	}
+	emit(lab.Update{
+		Summary: map[string]any{"connections": connStats(counts), "load_pct": loadPct(s)},
+		Series:  []lab.Series{connectionsHistogram(s, counts)},
+	})
+	var comparison []Comparison
+	if err := engine.Pace(ctx, func() error {
+		comparison = compare(s, counts)
+		return nil
+	}); err != nil {
+		return err
+	}
+	u := lab.Update{Summary: map[string]any{"subsettings": comparison}}
+	if rows, rounds := smallTables(s, starts, conns); rows != nil {
+		u.Summary["subsets"] = rows
+		if rounds != nil {
+			u.Summary["rounds"] = rounds
+		}
+	}
+	emit(u)
+
+	env := s.env(starts, conns)
+	// Policies the memo holds are final at once; the others are simulated side by side.
+	pols := make([]policyRun, len(s.Policies))
+	var worlds []*World
+	for i, p := range s.Policies {
+		pols[i].key = keyOf(s, p)
+		if o, ok := r.memo.get(pols[i].key); ok {
+			pols[i].memo = &o
+			continue
+		}
+		pols[i].world = NewWorld(Config{Policy: p, CountErrors: s.CountErrors, Env: env})
+		worlds = append(worlds, pols[i].world)
+	}
+	samples := env.Samples()
+	tr := lab.NewTracker(emit, int64(samples*len(s.Policies)))
+	tr.Add(int64(samples * (len(s.Policies) - len(worlds))))
+	if len(worlds) == 0 {
+		u := r.progress(s, env, pols, counts, 0, samples, true)
+		u.Refine = &lab.Refinement{Done: int64(s.Duration / time.Second), Total: int64(s.Duration / time.Second), Unit: "s"}
+		tr.Emit(u)
+		return nil
+	}
+	perSample := max(simWork(s)/float64(len(s.Policies))/float64(samples), 1)
+	chunk := r.chunk
+	if chunk == 0 {
+		chunk = chunkWork
+	}
+	step := max(1, int(chunk/perSample))
+	return tr.Stage("simulating", func() error {
+		sent := 0 // samples sent
+		flushed := time.Time{}
+		for k := 0; k < samples; {
+			next := min(samples, k+step)
+			if k == 0 {
+				next = min(samples, max(1, step/8)) // a first picture soon
+			}
+			err := engine.Trials(ctx, len(worlds), runtime.GOMAXPROCS(0), func() func(int) error {
+				return func(i int) error {
+					before := worlds[i].Work()
+					err := worlds[i].Advance(ctx, next)
+					r.work.Add(worlds[i].Work() - before)
+					return err
+				}
+			})
+			if err != nil {
+				return err
+			}
+			tr.Add(int64((next - k) * len(worlds)))
+			k = next
+			final := k == samples
+			if final || time.Since(flushed) >= flushEvery {
+				if final {
+					for _, p := range pols {
+						if p.world != nil {
+							r.memo.put(p.key, outcomeOf(p.world))
+						}
+					}
+				}
+				u := r.progress(s, env, pols, counts, sent, k, final)
+				u.Refine = &lab.Refinement{Done: int64(env.SampleEnd(k-1) / time.Second), Total: int64(s.Duration / time.Second), Unit: "s"}
+				tr.Emit(u)
+				sent, flushed = k, time.Now()
+			}
+		}
+		return nil
+	})
+}
+
+// policyRun is one policy of a run: simulated (world) or from the memo.
+type policyRun struct {
+	key   outcomeKey
+	world *World
+	memo  *outcome
+}
+
+// progress is the update after samples [sent, k) have been simulated: their points, and the
+// numbers so far (rounded unless final). Memoised policies send all their points with the
+// first update (sent == 0) and final numbers throughout.
+func (r *runner) progress(s Scenario, env *Env, pols []policyRun, counts []int, sent, k int, final bool) lab.Update {
+	u := lab.Update{Summary: map[string]any{}}
+	sum := map[string]PolicySummary{}
+	var first []float64
+	byPolicy := make([][]float64, len(pols))
+	for i, p := range pols {
+		name := s.Policies[i]
+		round := provisional(final)
+		var o outcome
+		from, to := sent, k
+		if p.memo != nil {
+			o, round = *p.memo, provisional(true)
+			if from, to = 0, len(o.samples); sent > 0 {
+				from = to
+			}
+		} else {
+			o = outcomeOf(p.world)
+		}
+		cpu, ps := o.cpu, o.summary
+		byPolicy[i] = cpu
+		sum[name] = ps.rounded(round)
+		if i == 0 {
+			first = cpu
+			u.Summary["cpu"] = CPUStats{Min: round(ps.CPUMin), Max: round(ps.CPUMax), Mean: round(ps.CPUMean)}
+			u.Summary["wasted_cpu_pct"] = round(ps.WastedCPUPct)
+			u.Summary["errors"] = ps.Errors
+		}
+		if to > from {
+			u.Series = append(u.Series, timeSeries(name, o.samples[from:to])...)
+		}
+		u.Series = append(u.Series, cpuHistogram(name, cpu, env.Failing))
+	}
+	u.Summary["policies"] = sum
+	if final {
+		backends := make([]Backend, len(counts))
+		for b := range backends {
+			backends[b] = Backend{Connections: counts[b], CPU: first[b], ByPolicy: map[string]float64{}, Failing: env.Failing[b]}
+			for i, name := range s.Policies {
+				backends[b].ByPolicy[name] = byPolicy[i][b]
+			}
+		}
+		u.Summary["backends"] = backends
+	}
+	return u
+}
+
+// cpuSoFar returns each backend's utilisation (%) up to the last sampling interval measured.
+func (w *World) cpuSoFar() []float64 {
+	out := make([]float64, len(w.backends))
+	if w.sampled == 0 {
+		return out
+	}
+	span := float64(w.env.SampleEnd(w.sampled - 1))
+	for i := range w.backends {
+		out[i] = 100 * w.backends[i].sampleAcc / (cores * span)
+	}
+	return out
+}
+
+// summary returns the policy's numbers so far, given cpuSoFar.
+func (w *World) summary(cpu []float64) PolicySummary {
+	ps := PolicySummary{
+		Requests: w.Requests, Errors: w.Errors, Rejected: w.Rejected, FailFast: w.FailFast, Stopped: w.Stopped, Shed: w.Shed,
+		LatencyP50MS: w.Latency(0.5), LatencyP99MS: w.Latency(0.99),
+	}
+	if w.sampled > 0 {
+		ps.SimulatedSecs = float64(w.env.SampleEnd(w.sampled-1)) / 1e9
+	}
+	if ps.Requests > 0 {
+		ps.ErrorPct = 100 * float64(ps.Errors) / float64(ps.Requests)
+	}
+	var xs []float64
+	for b, u := range cpu {
+		if !w.env.Failing[b] {
+			xs = append(xs, u)
+		}
+	}
+	if len(xs) == 0 {
+		return ps
+	}
+	slices.Sort(xs)
+	n := len(xs)
+	ps.CPUMin, ps.CPUMax = xs[0], xs[n-1]
+	total := 0.0
+	for _, x := range xs {
+		total += x
+	}
+	ps.CPUMean = total / float64(n)
+	p99 := xs[min(n-1, int(math.Ceil(0.99*float64(n)))-1)]
+	if ps.CPUMin > 0 {
+		ps.MaxOverMin = ps.CPUMax / ps.CPUMin
+	}
+	if ps.CPUMean > 0 {
+		ps.MaxOverMean = ps.CPUMax / ps.CPUMean
+		ps.P99OverMean = p99 / ps.CPUMean
+	}
+	if ps.CPUMax > 0 {
+		// The chapter: the busiest task limits the traffic; every other task wastes the
+		// difference. As a share of what all tasks would use at the busiest one's level.
+		ps.WastedCPUPct = 100 * (1 - ps.CPUMean/ps.CPUMax)
+	}
+	return ps
+}
+
+func (ps PolicySummary) rounded(round func(float64) float64) PolicySummary {
+	for _, p := range []*float64{&ps.ErrorPct, &ps.CPUMin, &ps.CPUMean, &ps.CPUMax, &ps.MaxOverMin, &ps.MaxOverMean,
+		&ps.P99OverMean, &ps.WastedCPUPct, &ps.LatencyP50MS, &ps.LatencyP99MS} {
+		*p = round(*p)
+	}
+	return ps
+}
+
+// timeSeries is samples of one policy: the median utilisation with the min–max band around it,
+// and errors per second.
+func timeSeries(name string, samples []Sample) []lab.Series {
+	n := len(samples)
+	x, med, lo, hi, errs := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	for i, sm := range samples {
+		x[i], med[i], lo[i], hi[i] = sm.T, roundTo(sm.Median, 4), roundTo(sm.Min, 4), roundTo(sm.Max, 4)
+		errs[i] = float64(sm.Errors)
+	}
+	of := "cpu " + name
+	return []lab.Series{
+		{Name: of, Chart: "cpu", Label: name, Group: name, XUnit: "s", YUnit: "%", X: x, Y: med, Upsert: true},
+		{Name: of + " lo", Chart: "cpu", Label: name, Group: name, XUnit: "s", YUnit: "%", X: x, Y: lo, Upsert: true, Of: of, Bound: "lo"},
+		{Name: of + " hi", Chart: "cpu", Label: name, Group: name, XUnit: "s", YUnit: "%", X: x, Y: hi, Upsert: true, Of: of, Bound: "hi"},
+		{Name: "errors " + name, Chart: "errors", Label: name, XUnit: "s", YUnit: "errors", X: x, Y: errs, Upsert: true},
+	}
+}
+
+// cpuBin is the width of the CPU histogram's bins, in percentage points.
+const cpuBin = 2.0
+
+// cpuHistogram is the distribution of per-backend utilisation under one policy: backends per
+// bin of cpuBin points (x is the bin's middle).
+func cpuHistogram(name string, cpu []float64, failing []bool) lab.Series {
+	var counts []float64
+	for b, u := range cpu {
+		if failing[b] {
+			continue
+		}
+		i := int(u / cpuBin)
+		for len(counts) <= i {
+			counts = append(counts, 0)
+		}
+		counts[i]++
+	}
+	x := make([]float64, len(counts))
+	for i := range x {
+		x[i] = cpuBin * (float64(i) + 0.5)
+	}
+	return lab.Series{Name: "cpu histogram " + name, Chart: "cpu_hist", Label: name, Group: name, XUnit: "%", YUnit: "backends", X: x, Y: counts}
+}
+
+// connectionsHistogram is the number of backends with each connection count, from one below
+// the least to one above the most connected (those two bins empty, so that even a histogram
+// of one count shows its bar one connection wide).
+func connectionsHistogram(s Scenario, counts []int) lab.Series {
+	hi := slices.Max(append([]int{0}, counts...))
+	lo := slices.Min(append([]int{hi}, counts...))
+	lo = max(lo-1, 0)
+	hi++
+	n := make([]float64, hi-lo+1)
+	for _, c := range counts {
+		n[c-lo]++
+	}
+	x := make([]float64, len(n))
+	for i := range x {
+		x[i] = float64(lo + i)
+	}
+	return lab.Series{Name: "connections", Chart: "connections", Label: s.Subsetting, XUnit: "connections", YUnit: "backends", X: x, Y: n}
+}
+
+// loadPct is the offered load: the mean utilisation the requests would cause if spread
+// perfectly, in %.
+func loadPct(s Scenario) float64 {
+	if s.Backends == 0 {
+		return 0
+	}
+	return 100 * float64(s.Clients) * s.Rate * meanCost.Seconds() / (float64(s.Backends) * cores)
+}
+
+// provisional returns the identity for final numbers, and for numbers a later update will
+// replace a rounding to four significant digits.
+func provisional(final bool) func(float64) float64 {
+	if final {
+		return func(x float64) float64 { return x }
+	}
+	return func(x float64) float64 { return roundTo(x, 4) }
+}
+
+// roundTo rounds x to digits significant digits.
+func roundTo(x float64, digits int) float64 {
+	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return x
+	}
+	p := math.Pow(10, float64(digits-1)-math.Floor(math.Log10(math.Abs(x))))
+	return math.Round(x*p) / p
+}

@@ -1,0 +1,190 @@
+package loadbalance
+
+import (
+	"math"
+	"time"
+
+	"github.com/resilience-playground/playground/engine"
+	"github.com/resilience-playground/playground/param"
+)
+
+// Subsettings are the subsetting algorithms, in canonical order.
+var Subsettings = []string{"random", "deterministic", "rendezvous", "aperture"}
+
+// Policies are the load-balancing policies the lab compares, in canonical order.
+var Policies = []string{"round_robin", "least_loaded", "weighted", "random", "p2c"}
+
+// Events are what can happen to some backends a third of the way through a run.
+var Events = []string{"none", "lame_duck", "abrupt_stop"}
+
+var whenEvent = &param.When{Param: "event", Values: []string{"lame_duck", "abrupt_stop"}}
+
+// Params declares the lab's parameters.
+var Params = param.Set{
+	{Name: "clients", Label: "Clients", Kind: param.Int, Default: "300", Min: 1, Max: 3000, Step: 1,
+		Help: "Client tasks, each keeping connections to a subset of the backends."},
+	{Name: "backends", Label: "Backends", Kind: param.Int, Default: "300", Min: 1, Max: 3000, Step: 1,
+		Help: "Backend tasks of the service."},
+	{Name: "subset", Label: "Subset size", Kind: param.Int, Default: "30", Min: 1, Max: 1000, Step: 1,
+		Help: "Backends each client connects to (at most the number of backends)."},
+	{Name: "subsetting", Label: "Subsetting", Kind: param.Enum, Options: Subsettings, Default: "random",
+		Help: "How each client chooses its subset: random shuffle, the chapter's deterministic rounds, rendezvous hashing (gRPC) or a deterministic aperture (Finagle)."},
+	{Name: "policy", Label: "Policies", Kind: param.EnumList, Options: Policies, Default: "round_robin,least_loaded,weighted",
+		Help: "Load-balancing policies to compare; each sees the same subsets, machines and requests."},
+	{Name: "cost_spread", Label: "Query cost spread", Kind: param.Float, Default: "100", Min: 1, Max: 1000, Step: 1, Unit: "×", Log: true,
+		Help: "Most expensive query / cheapest (log-uniform between them, mean 0.4 s of CPU); the chapter saw 1000×."},
+	{Name: "machine_spread", Label: "Machine diversity", Kind: param.Float, Default: "1.5", Min: 1, Max: 4, Step: 0.05, Unit: "×",
+		Help: "Fastest machine / slowest (log-uniform between them, mean speed 1)."},
+	{Name: "antagonists", Label: "Antagonists", Kind: param.Float, Default: "0.1", Min: 0, Max: 1, Step: 0.01,
+		Help: "Share of backends with a noisy neighbour at any time, each slowed by up to 20% for 10 s."},
+	{Name: "rate", Label: "Request rate", Kind: param.Float, Default: "10", Min: 0.1, Max: 100, Step: 0.1, Unit: "/s", Log: true,
+		Help: "Mean requests per second per client (10/s loads the default service to about 50%)."},
+	{Name: "duration", Group: "Advanced", Label: "Duration", Kind: param.Duration, Default: "1m", Min: 1000, Max: 600000, Step: 1000, Unit: "ms",
+		Help: "Simulated time."},
+	{Name: "max_active", Group: "Advanced", Label: "Flow-control limit", Kind: param.Int, Default: "100", Min: 1, Max: 1000, Step: 1,
+		Help: "Active requests on one connection above which the client stops sending to that backend."},
+	{Name: "client_spread", Group: "Advanced", Label: "Client rate spread", Kind: param.Float, Default: "1", Min: 1, Max: 100, Step: 0.1, Unit: "×", Log: true,
+		Help: "Busiest client's rate / quietest's (log-uniform, same mean)."},
+	{Name: "event", Label: "Event", Kind: param.Enum, Options: Events, Default: "none",
+		Help: "A third of the way through, some backends stop: after a lame-duck period (10 s) or abruptly. They restart 10 s later and warm up at half speed for 30 s."},
+	{Name: "event_share", Label: "Backends stopped", Kind: param.Float, Default: "0.1", Min: 0.01, Max: 0.5, Step: 0.01, Applies: whenEvent,
+		Help: "Share of the backends the event stops."},
+	{Name: "failing", Group: "Advanced", Label: "Fail-fast backends", Kind: param.Int, Default: "0", Min: 0, Max: 100, Step: 1,
+		Help: "Backends that answer every request at once with an error: least-loaded policies sinkhole into them."},
+	{Name: "count_errors", Group: "Advanced", Label: "Count errors as active", Kind: param.Bool, Default: "false",
+		Help: "The chapter's fix for sinkholing: least-loaded and two-choices count recent errors as active requests."},
+	{Name: "seed", Group: "Advanced", Label: "Seed", Kind: param.Int, Default: "1", Min: 0, Max: 1<<53 - 1, Step: 1, Random: true,
+		Help: "All randomness comes from the seed: the same seed gives the same numbers."},
+}
+
+// Scenario is the typed form of the parameters.
+type Scenario struct {
+	Clients, Backends, Subset int
+	Subsetting                string
+	Policies                  []string
+	CostSpread, MachineSpread float64
+	Antagonists, Rate         float64
+	Duration                  time.Duration
+	MaxActive                 int
+	ClientSpread              float64
+	Event                     string
+	EventShare                float64
+	Failing                   int
+	CountErrors               bool
+	Seed                      uint64
+}
+
+// ScenarioOf returns the typed scenario of v.
+func ScenarioOf(v param.Values) Scenario {
+	s := Scenario{
+		Clients:       int(v.Int("clients")),
+		Backends:      int(v.Int("backends")),
+		Subset:        int(v.Int("subset")),
+		Subsetting:    v.String("subsetting"),
+		Policies:      v.List("policy"),
+		CostSpread:    v.Float("cost_spread"),
+		MachineSpread: v.Float("machine_spread"),
+		Antagonists:   v.Float("antagonists"),
+		Rate:          v.Float("rate"),
+		Duration:      v.Duration("duration"),
+		MaxActive:     int(v.Int("max_active")),
+		ClientSpread:  v.Float("client_spread"),
+		Event:         v.String("event"),
+		EventShare:    v.Float("event_share"),
+		Failing:       int(v.Int("failing")),
+		CountErrors:   v.Bool("count_errors"),
+		Seed:          uint64(v.Int("seed")),
+	}
+	s.Subset = min(s.Subset, s.Backends)
+	s.Failing = min(s.Failing, s.Backends)
+	return s
+}
+
+// Timing of the event and of sampling.
+const (
+	grace     = 10 * time.Second // lame-duck period (the chapter suggests 10 to 150 s)
+	downtime  = 10 * time.Second // a stopped backend restarts after this long
+	warmup    = 30 * time.Second // and runs at half speed for this long
+	maxPoints = 300              // most sampling intervals
+)
+
+// sampleEvery is the sampling interval: a second, or longer so that there are at most
+// maxPoints.
+func sampleEvery(d time.Duration) time.Duration {
+	s := time.Second
+	for d > maxPoints*s {
+		s *= 2
+	}
+	return s
+}
+
+// logUniformMean returns the mean of a log-uniform variable between 1 and r.
+func logUniformMean(r float64) float64 {
+	if r <= 1 {
+		return 1
+	}
+	return (r - 1) / math.Log(r)
+}
+
+// env builds the environment of scenario s over the given subsets. Machine speeds, client
+// rates and the event's backends are drawn from their own streams of the seed.
+func (s Scenario) env(starts, conns []int32) *Env {
+	e := &Env{
+		Seed: s.Seed, Clients: s.Clients, Backends: s.Backends, Starts: starts, Conns: conns,
+		CostMin:   float64(meanCost) / logUniformMean(s.CostSpread),
+		CostRatio: s.CostSpread,
+		Antag:     s.Antagonists,
+		MaxActive: s.MaxActive,
+		Duration:  s.Duration,
+		Sample:    sampleEvery(s.Duration),
+		Event:     s.Event,
+		EventAt:   s.Duration / 3,
+		Grace:     grace,
+		Down:      downtime,
+		Warm:      warmup,
+	}
+	// Machines: log-uniform between 1 and the spread, scaled to mean 1.
+	var src engine.Source
+	engine.Seed(&src, s.Seed, engine.Choices, 1<<32, 0)
+	e.Speed = make([]float64, s.Backends)
+	sum := 0.0
+	for i := range e.Speed {
+		e.Speed[i] = math.Pow(s.MachineSpread, src.Float64())
+		sum += e.Speed[i]
+	}
+	for i := range e.Speed {
+		e.Speed[i] *= float64(s.Backends) / sum
+	}
+	// Clients' rates likewise, scaled to mean Rate.
+	engine.Seed(&src, s.Seed, engine.Arrivals, 1<<32, 0)
+	e.Rate = make([]float64, s.Clients)
+	sum = 0
+	for i := range e.Rate {
+		e.Rate[i] = math.Pow(s.ClientSpread, src.Float64())
+		sum += e.Rate[i]
+	}
+	for i := range e.Rate {
+		e.Rate[i] *= s.Rate * float64(s.Clients) / sum
+	}
+	// The fail-fast backends and the event's: a shuffle of the backends, the first ones fail
+	// fast, the next ones are stopped.
+	engine.Seed(&src, s.Seed, engine.Choices, 1<<32+1, 0)
+	perm := make([]int32, s.Backends)
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	for i := len(perm) - 1; i > 0; i-- {
+		j := int(src.Uint64() % uint64(i+1))
+		perm[i], perm[j] = perm[j], perm[i]
+	}
+	e.Failing = make([]bool, s.Backends)
+	for _, b := range perm[:s.Failing] {
+		e.Failing[b] = true
+	}
+	if s.Event != "none" {
+		n := max(1, int(math.Round(s.EventShare*float64(s.Backends))))
+		n = min(n, s.Backends-s.Failing)
+		e.Affected = perm[s.Failing : s.Failing+n]
+	}
+	return e
+}
