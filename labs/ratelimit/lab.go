@@ -172,6 +172,7 @@ func (r *runner) lab() *lab.Lab {
 		CostParams:  []string{"limit", "instances", "duration", "load", "algorithms"},
 		Progressive: true,
 		Run:         r.Run,
+		Tours:       tours,
 	}
 }
 
