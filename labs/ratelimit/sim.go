@@ -216,7 +216,6 @@ func (sim *simulation) update(final bool) lab.Update {
 // core is what every world shares: the requests awaiting their decision, the exact count of
 // admitted requests, the samples and the tallies.
 type core struct {
-	name  string
 	limit int64
 	w, d  int64 // window and duration, ns
 	store string

@@ -15,29 +15,29 @@ func newWorld(name string, s scenario, nInst int) world {
 	switch name {
 	case "fixed_window":
 		r := ratelimit.NewFixedWindowRule(l)
-		return build(name, s, nInst, ratelimit.Rule[ratelimit.FixedWindowState](r), r, nil, 8)
+		return build(s, nInst, ratelimit.Rule[ratelimit.FixedWindowState](r), r, nil, 8)
 	case "sliding_log":
 		r := ratelimit.NewSlidingLogRule(l)
-		return build(name, s, nInst, ratelimit.Rule[ratelimit.SlidingLogState](r), r,
+		return build(s, nInst, ratelimit.Rule[ratelimit.SlidingLogState](r), r,
 			func(st ratelimit.SlidingLogState) int { return st.Len() }, 0)
 	case "sliding_window":
 		r := ratelimit.NewSlidingWindowRule(l, 1)
-		return build(name, s, nInst, ratelimit.Rule[ratelimit.SlidingWindowState](r), r, nil, 16)
+		return build(s, nInst, ratelimit.Rule[ratelimit.SlidingWindowState](r), r, nil, 16)
 	case "subwindows":
 		r := ratelimit.NewSlidingWindowRule(l, s.subwindows)
-		return build(name, s, nInst, ratelimit.Rule[ratelimit.SlidingWindowState](r), r, nil, 8*int64(r.SubWindows()+1))
+		return build(s, nInst, ratelimit.Rule[ratelimit.SlidingWindowState](r), r, nil, 8*int64(r.SubWindows()+1))
 	case "token_bucket":
 		r := ratelimit.NewTokenBucketRule(l, burst)
-		return withBurst(build(name, s, nInst, ratelimit.Rule[ratelimit.TokenBucketState](r), nil, nil, 16), r.Burst())
+		return withBurst(build(s, nInst, ratelimit.Rule[ratelimit.TokenBucketState](r), nil, nil, 16), r.Burst())
 	case "leaky_queue":
 		r := ratelimit.NewLeakyQueueRule(s.leakLimit(), burst)
-		return withBurst(build(name, s, nInst, ratelimit.Rule[ratelimit.LeakyQueueState](r), nil, nil, 8), r.Capacity())
+		return withBurst(build(s, nInst, ratelimit.Rule[ratelimit.LeakyQueueState](r), nil, nil, 8), r.Capacity())
 	case "leaky_meter":
 		r := ratelimit.NewLeakyMeterRule(s.leakLimit(), burst)
-		return withBurst(build(name, s, nInst, ratelimit.Rule[ratelimit.LeakyMeterState](r), nil, nil, 16), r.Capacity())
+		return withBurst(build(s, nInst, ratelimit.Rule[ratelimit.LeakyMeterState](r), nil, nil, 16), r.Capacity())
 	case "gcra":
 		r := ratelimit.NewGCRARule(l, burst)
-		return withBurst(build(name, s, nInst, ratelimit.Rule[ratelimit.GCRAState](r), nil, nil, 8), r.Burst())
+		return withBurst(build(s, nInst, ratelimit.Rule[ratelimit.GCRAState](r), nil, nil, 8), r.Burst())
 	}
 	panic("ratelimit lab: unknown algorithm " + name)
 }
@@ -50,9 +50,9 @@ func withBurst(w world, burst int) world {
 // build returns the world of rule with the scenario's store semantics, falling back where
 // the algorithm cannot run on the store: increments only need counters (else GET then SET),
 // asynchronous propagation needs mergeable states (else local counters).
-func build[S any](name string, s scenario, nInst int, rule ratelimit.Rule[S], merger ratelimit.Merger[S], size func(S) int, bytes int64) *simWorld[S] {
+func build[S any](s scenario, nInst int, rule ratelimit.Rule[S], merger ratelimit.Merger[S], size func(S) int, bytes int64) *simWorld[S] {
 	w := &simWorld[S]{
-		core: core{name: name, limit: s.limit, w: int64(s.window), d: int64(s.duration), store: s.store,
+		core: core{limit: s.limit, w: int64(s.window), d: int64(s.duration), store: s.store,
 			bins: make([]int64, nBins), bytes: bytes},
 		rule: rule, merger: merger, size: size,
 		lat: int64(s.latency), local: make([]S, nInst), skew: make([]int64, nInst),
