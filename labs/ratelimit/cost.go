@@ -120,7 +120,7 @@ func extrapolate(marks []pilotMark, window int64, bound float64) float64 {
 // pilotCost is Cost without the memo.
 func pilotCost(v param.Values) int64 {
 	s := scenarioOf(v)
-	sim := newSimulation(s)
+	sim := newSimulation(s, nil)
 	expected := expectedArrivals(s)
 	perSlice := math.Max(1, math.Min(pilotArrivals, pilotWork/(8*boundPerArrival(s))))
 	n := int64(math.Max(64, math.Ceil(expected/perSlice)))

@@ -64,7 +64,9 @@
 // milliseconds done, so the first frame comes at once and the final result
 // equals a one-shot run bit for bit. Algorithms run in parallel within a
 // slice, each on its own state, so results do not depend on GOMAXPROCS.
-// The cost model is in cost.go.
+// A lab value keeps each algorithm's finished result per scenario (memo.go):
+// the algorithms do not affect one another, so ticking one on simulates only
+// that one. The cost model is in cost.go.
 package ratelimit
 
 import (
@@ -139,23 +141,27 @@ var Params = param.Set{
 		Help: "All randomness comes from the seed: the same seed gives the same numbers."},
 }
 
-// Lab returns the rate-limiter lab. Each lab value has its own runner, with its own memo of
-// the cost model's pilot estimates.
+// Lab returns the rate-limiter lab. Each lab value has its own runner, with its own memos of
+// finished algorithm results and of the cost model's pilot estimates.
 func Lab() *lab.Lab { return newRunner(defaultSlices).lab() }
 
 // defaultSlices is how many slices of simulated time a run is cut into.
 const defaultSlices = 40
 
-// runner runs scenarios of one lab value, and keeps the cost model's estimates by
-// canonical query (the budget check of a heavy scenario runs a pilot simulation).
+// runner runs scenarios of one lab value. It keeps each algorithm's finished results (see
+// memo.go) and the cost model's estimates by canonical query (the budget check of a heavy
+// scenario runs a pilot simulation).
 type runner struct {
 	slices int          // slices of simulated time per run: 1 is a one-shot run
 	work   atomic.Int64 // units of work done by runs, for tests of the cost model
 	mu     sync.Mutex
 	costs  map[string]int64
+	memo   *memo // finished results of each algorithm, see memo.go
 }
 
-func newRunner(slices int) *runner { return &runner{slices: slices, costs: map[string]int64{}} }
+func newRunner(slices int) *runner {
+	return &runner{slices: slices, costs: map[string]int64{}, memo: newMemo()}
+}
 
 func (r *runner) lab() *lab.Lab {
 	return &lab.Lab{
@@ -255,7 +261,11 @@ type AlgorithmSummary struct {
 // refinement in ms). The fold of all updates is the result of a one-shot run, bit for bit.
 func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update)) error {
 	s := scenarioOf(v)
-	sim := newSimulation(s)
+	sim := newSimulation(s, func(name string) (*finished, bool) { return r.memo.get(memoKey(v, name)) })
+	initial := make([]float64, len(sim.worlds))
+	for i, w := range sim.worlds {
+		initial[i] = w.initial()
+	}
 	emit(sim.staticUpdate())
 	ends := sliceEnds(s.duration, r.slices)
 	tr := lab.NewTracker(emit, int64(len(ends)))
@@ -279,6 +289,11 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 			tr.Add(1)
 			u.Refine = &lab.Refinement{Done: int64(end / time.Millisecond), Total: int64(s.duration / time.Millisecond), Unit: "ms simulated"}
 			tr.Emit(u)
+		}
+		for i, w := range sim.worlds {
+			if f, ok := w.(interface{ result(float64) *finished }); ok {
+				r.memo.put(memoKey(v, sim.names[i]), f.result(initial[i]))
+			}
 		}
 		return nil
 	})

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 // across slice boundaries, and every traffic shape.
 var progressive = map[string]string{
 	"default":  "",
+	"some":     "algorithms=fixed_window,subwindows,leaky_queue,gcra&duration=8s&seed=3",
 	"boundary": "traffic=boundary&duration=9s&load=1.3",
 	"racy":     "store=racy&instances=4&store_latency=300ms&duration=10s&limit=200&skew=2s",
 	"cas":      "store=cas&instances=3&store_latency=150ms&duration=10s&limit=100&balancer=random",
@@ -39,6 +41,34 @@ func TestProgressiveEqualsOneShot(t *testing.T) {
 					}
 				}
 				runtime.GOMAXPROCS(old)
+			}
+		})
+	}
+}
+
+// TestMemoEqualsOneShot: a run that replays some algorithms from the lab's memo (a
+// neighbouring scenario ran them) and simulates the others, or replays them all, ends in the
+// one-shot result byte for byte.
+func TestMemoEqualsOneShot(t *testing.T) {
+	for name, q := range progressive {
+		t.Run(name, func(t *testing.T) {
+			want := marshal(t, mustRunOn(t, newRunner(1).lab(), q))
+			l := Lab()
+			v, err := Params.ParseQuery(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			algs := v.List("algorithms")
+			neighbour, err := v.With("algorithms", strings.Join(algs[:(len(algs)+1)/2], ","))
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustRunOn(t, l, neighbour.Encode())
+			if got := marshal(t, mustRunOn(t, l, q)); !bytes.Equal(got, want) {
+				t.Errorf("half the algorithms from the memo: result differs from the one-shot result")
+			}
+			if got := marshal(t, mustRunOn(t, l, q)); !bytes.Equal(got, want) {
+				t.Errorf("every algorithm from the memo: result differs from the one-shot result")
 			}
 		})
 	}

@@ -52,7 +52,9 @@ type world interface {
 	base() *core
 }
 
-func newSimulation(s scenario) *simulation {
+// newSimulation returns the simulation of scenario s, replaying the algorithms memo holds
+// (memo may be nil).
+func newSimulation(s scenario, memo func(name string) (*finished, bool)) *simulation {
 	sim := &simulation{s: s, names: ordered(s.algorithms), traffic: newTraffic(s), nInst: s.instances, offered: make([]int64, nBins)}
 	if s.balancer == "sticky" && sim.nInst < 2 {
 		sim.nInst = 2 // the scale-out adds an instance
@@ -61,6 +63,12 @@ func newSimulation(s scenario) *simulation {
 		sim.choices = engine.NewStream(s.seed, engine.Choices, 0, 0)
 	}
 	for _, name := range sim.names {
+		if memo != nil {
+			if f, ok := memo(name); ok {
+				sim.worlds = append(sim.worlds, newReplay(f))
+				continue
+			}
+		}
 		sim.worlds = append(sim.worlds, newWorld(name, s, sim.nInst))
 	}
 	return sim
