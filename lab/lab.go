@@ -84,7 +84,12 @@ type Series struct {
 	// Presentation (see View.Key for colours).
 	Style string `json:"style,omitempty"` // "dashed" (an estimate over an exact count, say) or "" (solid)
 	Group string `json:"group,omitempty"` // in a Split chart, the panel; "*" shows the series in every panel (a reference)
+	Tone  string `json:"tone,omitempty"`  // Neutral: drawn in a neutral grey rather than a colour of its own (an exact reference)
 }
+
+// Neutral is the Series.Tone of a reference drawn in grey, whatever its label: the exact count
+// an estimate is compared with, the offered load, a limit.
+const Neutral = "neutral"
 
 // Refinement says how exact the results shown so far are: they are means over Done of the
 // Total samples (Unit, such as "trials") the scenario defines.

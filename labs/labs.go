@@ -6,6 +6,7 @@ import (
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/labs/backoff"
 	"github.com/resilience-playground/playground/labs/loadbalance"
+	"github.com/resilience-playground/playground/labs/ratelimit"
 )
 
 // Registry returns a registry of every lab, in the order the site lists them, followed by
@@ -13,6 +14,7 @@ import (
 func Registry(extra ...*lab.Lab) *lab.Registry {
 	return lab.NewRegistry(append([]*lab.Lab{
 		backoff.Lab(),
+		ratelimit.Lab(),
 		loadbalance.Lab(),
 	}, extra...)...)
 }

@@ -71,12 +71,15 @@ type Spec struct {
 }
 
 // When is a condition on another parameter: Param (an Enum, EnumList or Bool) has, or for a
-// list contains, one of Values. A parameter that applies only to some algorithms or modes —
-// a window length, a leak rate, a store's latency — declares it, and the page shows the
-// control only when it matters. The parameter is still parsed and validated either way.
+// list contains, one of Values; or, when Min is set, Param (an Int, Float or Duration, in its
+// Unit) is at least *Min. A parameter that applies only to some algorithms or modes — a
+// window length, a leak rate, a store's latency, the clock skew between several instances —
+// declares it, and the page shows the control only when it matters. The parameter is still
+// parsed and validated either way.
 type When struct {
 	Param  string   `json:"param"`
 	Values []string `json:"values"`
+	Min    *float64 `json:"min,omitempty"` // a numeric condition: Param >= *Min (Values is then empty)
 }
 
 // Range is an IntRange value: From, From+Step, ... up to To. Off is true for "off".

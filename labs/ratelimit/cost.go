@@ -1,0 +1,152 @@
+package ratelimit
+
+import (
+	"math"
+	"time"
+
+	"github.com/resilience-playground/playground/param"
+)
+
+// The cost model. A run's work is counted in units of roughly the same CPU time (a few tens
+// of nanoseconds): one per arrival drawn; a few per decision of each algorithm, per request
+// accounted against the exact window, per store operation or message; one per counter an
+// INCR round trip reads; one per 8 timestamps a sliding log copies (a read-then-write or
+// compare-and-swap copies the whole log the store returned) and per 4 it merges
+// (asynchronous propagation merges each admission into every other instance's log). The
+// work therefore follows the arrival rate, load·limit/window, times the duration — a 10 ms
+// window at the default limit is a hundred times the work of a 1 s one — and, for the stores
+// that copy or propagate, the limit and the instances.
+//
+// CostBound is a cheap upper bound from the expected arrivals and the worst work per
+// arrival. Cost simulates a prefix of the scenario (about pilotWork units, on slices of at
+// most pilotArrivals arrivals) and extrapolates the work per arrival of its second half to
+// the rest of the expected arrivals; a scenario whose whole run fits the pilot is counted
+// exactly. A pilot that stops within the first window may not have seen the work per arrival
+// settle (sliding logs fill up during the first window); its growth is then extrapolated to
+// the end of the window. Compare-and-swap retry chains last up to maxAttempts round trips
+// and grow with the requests in flight, which a pilot sees start but not settle: its
+// estimate is at least a third of the bound (TestCostWithinTwice; on a pathological case,
+// 1 s round trips at 20,000 requests a second, it overestimates about 2×).
+
+// Pilot limits.
+const (
+	pilotWork     = 1 << 20
+	pilotArrivals = 1000
+)
+
+// CostBound is a cheap upper bound of the work units of scenario v.
+func CostBound(v param.Values) int64 {
+	s := scenarioOf(v)
+	return int64(math.Min((1.2*expectedArrivals(s)+1000)*boundPerArrival(s), math.MaxInt64/2))
+}
+
+// boundPerArrival is the most work units one arrival can cause.
+func boundPerArrival(s scenario) float64 {
+	perArrival := 1.0 // drawing it
+	m := float64(s.instances)
+	for _, name := range s.algorithms {
+		w := 8.0 // deciding and accounting, with any store
+		copies := 0.0
+		if name == "sliding_log" {
+			copies = float64(s.limit)
+		}
+		counters := name == "fixed_window" || name == "sliding_window" || name == "subwindows"
+		// A scheduled event: pushed and popped through a heap of up to about a million.
+		const event = 16.0
+		switch s.store {
+		case "racy":
+			w += 3 + event + copies/8 + 4
+		case "cas":
+			w += maxAttempts * (4 + 2*event + copies/8 + 4)
+		case "incr":
+			if counters {
+				w += float64(s.subwindows+4) + event
+			} else {
+				w += 3 + event + copies/8 + 4
+			}
+		case "async":
+			if counters || name == "sliding_log" {
+				w += m * (2 + copies/4)
+			}
+		}
+		perArrival += w
+	}
+	return perArrival
+}
+
+// Cost estimates the work units of scenario v from a pilot simulation of its beginning: the
+// work so far plus, for the arrivals still expected, the work per arrival of the pilot's
+// second half. The pilot's slices are small enough that it stops near pilotWork units.
+func (r *runner) Cost(v param.Values) int64 {
+	key := v.Encode()
+	r.mu.Lock()
+	c, ok := r.costs[key]
+	r.mu.Unlock()
+	if ok {
+		return c
+	}
+	c = pilotCost(v)
+	r.mu.Lock()
+	if len(r.costs) >= costMemoSize {
+		clear(r.costs) // a crude bound: pilots are cheap to redo
+	}
+	r.costs[key] = c
+	r.mu.Unlock()
+	return c
+}
+
+// costMemoSize is how many scenarios' estimates a lab keeps.
+const costMemoSize = 1024
+
+// pilotMark is the pilot's progress at the end of a slice.
+type pilotMark struct{ end, arrived, work int64 }
+
+// extrapolate returns the work per arrival to expect after the pilot, from its marks (the
+// first at zero): that of the pilot's second half, or, when the pilot ended within the first
+// window and its work per arrival was still growing (sliding logs filling up), that growth
+// carried on linearly to the end of the first window, where logs are full; at most bound.
+func extrapolate(marks []pilotMark, window int64, bound float64) float64 {
+	last, mid, first := marks[len(marks)-1], marks[len(marks)/2], marks[0]
+	rate := func(a, b pilotMark) float64 { return float64(b.work-a.work) / float64(max(b.arrived-a.arrived, 1)) }
+	p1, p2 := rate(first, mid), rate(mid, last)
+	if last.end >= window || p2 <= p1 || mid.arrived == first.arrived {
+		return p2
+	}
+	t1, t2 := float64(first.end+mid.end)/2, float64(mid.end+last.end)/2
+	full := p2 + (p2-p1)/(t2-t1)*(float64(window)-t2)
+	return math.Min(full, math.Max(bound, p2))
+}
+
+// pilotCost is Cost without the memo.
+func pilotCost(v param.Values) int64 {
+	s := scenarioOf(v)
+	sim := newSimulation(s, nil)
+	expected := expectedArrivals(s)
+	perSlice := math.Max(1, math.Min(pilotArrivals, pilotWork/(8*boundPerArrival(s))))
+	n := int64(math.Max(64, math.Ceil(expected/perSlice)))
+	d := int64(s.duration)
+	var work int64
+	marks := []pilotMark{{}}
+	for i := int64(1); i <= n; i++ {
+		end := int64(float64(d) * float64(i) / float64(n))
+		final := i == n
+		sim.arrive(time.Duration(end), final)
+		for _, w := range sim.worlds {
+			w.advance(sim.batch, final)
+		}
+		work += sim.takeWork()
+		marks = append(marks, pilotMark{end, sim.arrived, work})
+		if work > pilotWork && !final {
+			per := extrapolate(marks, int64(s.window), boundPerArrival(s))
+			if s.store == "cas" {
+				// Retry chains last up to maxAttempts round trips and feed on the requests
+				// in flight: a pilot sees them start, not settle. Expect at least a third
+				// of the bound, which counts every request's every attempt.
+				per = max(per, boundPerArrival(s)/3)
+			}
+			est := float64(work) + per*math.Max(expected-float64(sim.arrived), 0)
+			return int64(math.Min(est, math.MaxInt64/2))
+		}
+	}
+	return work
+}

@@ -1,0 +1,69 @@
+package ratelimit
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+)
+
+// costScenarios span the parameter space: event rates from a few per second to a hundred
+// thousand, every store (the copying ones with long sliding logs), many instances, and
+// durations long enough that Cost extrapolates from its pilot.
+var costScenarios = []string{
+	"",
+	"duration=1s",
+	"duration=5m",
+	"window=10ms&duration=3s",
+	"window=1h&limit=1",
+	"limit=100000&duration=2s",
+	"load=10&duration=10s",
+	"traffic=boundary&duration=2m",
+	"traffic=bursty&duration=2m&load=3",
+	"traffic=ramp&duration=2m",
+	"store=racy&instances=8&limit=5000&duration=20s&store_latency=20ms",
+	"store=cas&instances=8&store_latency=5ms&duration=20s",
+	"store=cas&instances=8&store_latency=200ms&limit=1000&duration=10s",
+	"store=incr&instances=4&subwindows=60&duration=1m",
+	"store=async&instances=64&store_latency=50ms&duration=20s",
+	"store=async&instances=8&limit=2000&store_latency=500ms&duration=2s&algorithms=sliding_log",
+	"store=local&instances=64&balancer=random&duration=1m",
+	"store=local&balancer=sticky&duration=2m&skew=1m",
+	"algorithms=sliding_log&store=racy&limit=50000&duration=4s&store_latency=1s",
+}
+
+// TestCostWithinTwice compares the cost estimate with the work runs really do: within 2×
+// either way. CostBound must never be below the work.
+func TestCostWithinTwice(t *testing.T) {
+	worst := 1.0
+	scenarios := costScenarios
+	if raceEnabled || testing.Short() {
+		scenarios = scenarios[:2]
+	}
+	for _, q := range scenarios {
+		v, err := Params.ParseQuery(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := newRunner(defaultSlices)
+		l := r.lab()
+		est, bound := l.Cost(v), l.CostBound(v)
+		start := time.Now()
+		if _, err := l.Execute(context.Background(), v, nil); err != nil {
+			t.Fatal(err)
+		}
+		took := time.Since(start)
+		real := r.work.Load()
+		ratio := float64(max(est, 1000)) / float64(max(real, 1000)) // a few thousand units are nothing
+		worst = math.Max(worst, math.Max(ratio, 1/ratio))
+		t.Logf("%-90s estimate %10d real %10d (×%.2f) bound ×%.1f, %.0f ns/unit", q, est, real, ratio, float64(bound)/float64(real),
+			float64(took.Nanoseconds())/float64(real))
+		if ratio > 2 || ratio < 0.5 {
+			t.Errorf("%s: estimate %d units, real %d (×%.2f)", q, est, real, ratio)
+		}
+		if bound < real {
+			t.Errorf("%s: bound %d below the real work %d", q, bound, real)
+		}
+	}
+	t.Logf("worst estimate off by ×%.2f", worst)
+}

@@ -1,0 +1,393 @@
+package ratelimit
+
+import (
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/resilience-playground/playground/engine"
+	"github.com/resilience-playground/playground/lab"
+)
+
+// Chart resolution: samples of the count chart and bins of the rate chart per run.
+const (
+	nSamples = 1000
+	nBins    = 120
+)
+
+// maxAttempts is how many compare-and-swap attempts a request makes before it is refused.
+const maxAttempts = 8
+
+// batch is the arrivals of one slice of simulated time, shared read-only by the worlds.
+type batch struct {
+	t     []int64 // arrival times, ns, ascending
+	inst  []int32 // instance each goes to
+	first int64   // global index of t[0]
+	end   int64   // the slice covers arrivals before end
+}
+
+// simulation is one run: the traffic, the balancer and a world per algorithm.
+type simulation struct {
+	s        scenario
+	names    []string
+	traffic  *traffic
+	choices  *rand.Rand // random balancer
+	nInst    int
+	batch    *batch
+	worlds   []world
+	arrived  int64
+	offered  []int64 // arrivals per bin
+	sentBins int     // offered bins sent
+	work     int64   // units of work drawing arrivals since the last takeWork
+}
+
+// world is one algorithm's simulation.
+type world interface {
+	// advance processes the batch's arrivals; final: the last batch, drain everything.
+	advance(b *batch, final bool)
+	// initial is the algorithm's estimate at time zero, before any request.
+	initial() float64
+	// summary is the algorithm's tallies so far.
+	summary() AlgorithmSummary
+	base() *core
+}
+
+// newSimulation returns the simulation of scenario s, replaying the algorithms memo holds
+// (memo may be nil).
+func newSimulation(s scenario, memo func(name string) (*finished, bool)) *simulation {
+	sim := &simulation{s: s, names: ordered(s.algorithms), traffic: newTraffic(s), nInst: s.instances, offered: make([]int64, nBins)}
+	if s.balancer == "sticky" && sim.nInst < 2 {
+		sim.nInst = 2 // the scale-out adds an instance
+	}
+	if s.balancer == "random" {
+		sim.choices = engine.NewStream(s.seed, engine.Choices, 0, 0)
+	}
+	for _, name := range sim.names {
+		if memo != nil {
+			if f, ok := memo(name); ok {
+				sim.worlds = append(sim.worlds, newReplay(f))
+				continue
+			}
+		}
+		sim.worlds = append(sim.worlds, newWorld(name, s, sim.nInst))
+	}
+	return sim
+}
+
+// arrive draws the arrivals before end into the batch (all of them when final).
+func (sim *simulation) arrive(end time.Duration, final bool) {
+	b := &batch{first: sim.arrived, end: int64(end)}
+	if final {
+		b.end = int64(sim.s.duration)
+	}
+	d := int64(sim.s.duration)
+	for {
+		t, ok := sim.traffic.next(b.end)
+		if !ok {
+			break
+		}
+		var inst int32
+		switch sim.s.balancer {
+		case "round_robin":
+			inst = int32(sim.arrived % int64(sim.nInst))
+		case "random":
+			inst = int32(sim.choices.IntN(sim.nInst))
+		case "sticky":
+			if t >= d/2 {
+				inst = 1
+			}
+		}
+		b.t = append(b.t, t)
+		b.inst = append(b.inst, inst)
+		sim.offered[binOf(t, d)]++
+		sim.arrived++
+		sim.work++
+	}
+	sim.batch = b
+}
+
+func binOf(t, d int64) int { return int(min(max(t/max(d/nBins, 1), 0), nBins-1)) }
+
+// binStart returns the start of bin b.
+func binStart(b int, d int64) int64 {
+	if b >= nBins {
+		return d
+	}
+	return int64(b) * max(d/nBins, 1)
+}
+
+// sampleAt returns the time of sample j (1 ≤ j ≤ nSamples): the samples divide the duration
+// evenly, the last at its end.
+func sampleAt(j int, d int64) int64 {
+	return int64(float64(d) * float64(j) / nSamples)
+}
+
+// takeWork returns the work done by the worlds since the last call.
+func (sim *simulation) takeWork() int64 {
+	w := sim.work
+	sim.work = 0
+	for _, x := range sim.worlds {
+		c := x.base()
+		w += c.work
+		c.work = 0
+	}
+	return w
+}
+
+// staticUpdate is what a run shows before it simulates anything: the limit line and the
+// first point of every other series, so that their order does not depend on which gets
+// points first. The counts start at zero at time zero; the rates are upserted, their first
+// bin shown as zero until it is complete.
+func (sim *simulation) staticUpdate() lab.Update {
+	d := msOf(int64(sim.s.duration))
+	series := []lab.Series{{Name: "limit", Chart: "count", Label: "limit", Group: "*", XUnit: "ms", YUnit: "requests",
+		X: []float64{0, d}, Y: []float64{float64(sim.s.limit), float64(sim.s.limit)}, Tone: lab.Neutral}}
+	for i, name := range sim.names {
+		series = append(series, sim.samplesSeries(name, []float64{0}, []float64{0}, []float64{sim.worlds[i].initial()})...)
+		series = append(series, sim.admittedSeries(name, []float64{0}, []float64{0}))
+	}
+	series = append(series, sim.offeredSeries([]float64{0}, []float64{0}))
+	return lab.Update{
+		Summary: map[string]any{"limit": sim.s.limit, "window_ms": msOf(int64(sim.s.window))},
+		Series:  series,
+	}
+}
+
+// samplesSeries are the points x of the exact count and of the estimate of an algorithm.
+func (sim *simulation) samplesSeries(name string, x, exact, est []float64) []lab.Series {
+	return []lab.Series{
+		{Name: "exact " + name, Chart: "count", Label: "exact", Group: name, XUnit: "ms", YUnit: "requests",
+			X: x, Y: exact, Append: true, Tone: lab.Neutral},
+		{Name: "estimate " + name, Chart: "count", Label: name, Group: name, XUnit: "ms", YUnit: "requests",
+			X: x, Y: est, Append: true, Style: "dashed"},
+	}
+}
+
+// admittedSeries is points of an algorithm's admitted rate.
+func (sim *simulation) admittedSeries(name string, x, y []float64) lab.Series {
+	return lab.Series{Name: "admitted " + name, Chart: "rate", Label: name, XUnit: "ms", YUnit: "requests/s", X: x, Y: y, Upsert: true}
+}
+
+// offeredSeries is points of the offered rate.
+func (sim *simulation) offeredSeries(x, y []float64) lab.Series {
+	return lab.Series{Name: "offered", Chart: "rate", Label: "offered", XUnit: "ms", YUnit: "requests/s", X: x, Y: y, Upsert: true, Tone: lab.Neutral}
+}
+
+func msOf(ns int64) float64 { return float64(ns) / 1e6 }
+
+// update is the new points of every series and the summary so far.
+func (sim *simulation) update(final bool) lab.Update {
+	d := int64(sim.s.duration)
+	sum := map[string]AlgorithmSummary{}
+	var series []lab.Series
+	binW := float64(max(d/nBins, 1)) / 1e9 // seconds
+	for i, name := range sim.names {
+		c := sim.worlds[i].base()
+		exact, est, from := c.newSamples()
+		if len(exact) > 0 {
+			x := make([]float64, len(exact))
+			for k := range x {
+				x[k] = msOf(sampleAt(from+k+1, d))
+			}
+			series = append(series, sim.samplesSeries(name, x, exact, est)...)
+		}
+		if bins, from := c.newBins(); len(bins) > 0 {
+			x, y := make([]float64, len(bins)), make([]float64, len(bins))
+			for k, n := range bins {
+				x[k] = msOf(binStart(from+k, d))
+				y[k] = float64(n) / binW
+			}
+			series = append(series, sim.admittedSeries(name, x, y))
+		}
+		sum[name] = sim.worlds[i].summary()
+	}
+	// Offered bins are complete once every world has accounted for them.
+	done := nBins
+	if !final {
+		done = binOf(sim.batch.end, d)
+		for _, w := range sim.worlds {
+			done = min(done, w.base().sentBins)
+		}
+	}
+	if done > sim.sentBins {
+		x, y := make([]float64, 0, done-sim.sentBins), make([]float64, 0, done-sim.sentBins)
+		for b := sim.sentBins; b < done; b++ {
+			x = append(x, msOf(binStart(b, d)))
+			y = append(y, float64(sim.offered[b])/binW)
+		}
+		series = append(series, sim.offeredSeries(x, y))
+		sim.sentBins = done
+	}
+	return lab.Update{Summary: map[string]any{"algorithms": sum, "offered": sim.arrived}, Series: series}
+}
+
+// core is what every world shares: the requests awaiting their decision, the exact count of
+// admitted requests, the samples and the tallies.
+type core struct {
+	limit int64
+	w, d  int64 // window and duration, ns
+	store string
+
+	// Requests arrived but not yet accounted for, from global index pbase.
+	pt    []int64 // arrival times
+	ps    []uint8 // pending, admitted or rejected
+	ph    int     // first unaccounted
+	pbase int64   // global index of pt[0]
+
+	win   []int64 // admitted times inside the exact window, oldest first, from wh
+	wh    int
+	exact []float64 // exact count at each sample so far
+	est   []float64 // estimate at each sample so far
+	bins  []int64   // admitted per bin
+	bin   int       // bins accounted for (complete)
+
+	sent, sentBins int // samples and bins sent
+	errSum         float64
+	errN           int
+
+	sum   AlgorithmSummary
+	ops   int64 // store operations
+	done  int64 // requests decided
+	work  int64 // units of work since the last takeWork
+	bytes int64 // state bytes per key
+}
+
+const (
+	pending uint8 = iota
+	admitted
+	rejected
+)
+
+func (c *core) base() *core { return c }
+
+// add records the arrival of request g at t, undecided.
+func (c *core) add(t int64) {
+	c.pt = append(c.pt, t)
+	c.ps = append(c.ps, pending)
+}
+
+// decide records request g's decision.
+func (c *core) decide(g int64, ok bool) {
+	c.done++
+	if ok {
+		c.ps[g-c.pbase] = admitted
+	} else {
+		c.ps[g-c.pbase] = rejected
+	}
+}
+
+// account folds the decided requests, in order of arrival, into the exact count and the
+// tallies, and computes the exact count at every sample before frontier (before the first
+// undecided request, and before end: later arrivals have not been drawn).
+func (c *core) account(end int64, final bool) {
+	for c.ph < len(c.pt) && c.ps[c.ph] != pending {
+		t := c.pt[c.ph]
+		c.exactBefore(t)
+		c.expire(t)
+		n := int64(len(c.win) - c.wh)
+		if c.ps[c.ph] == admitted {
+			c.sum.Admitted++
+			if n >= c.limit {
+				c.sum.OverAdmitted++
+			}
+			c.win = append(c.win, t)
+			c.sum.MaxInWindow = max(c.sum.MaxInWindow, n+1)
+			c.bins[binOf(t, c.d)]++
+		} else {
+			c.sum.Rejected++
+			if n < c.limit {
+				c.sum.WronglyRejected++
+			}
+		}
+		c.ph++
+		c.work++
+	}
+	frontier := end
+	if c.ph < len(c.pt) {
+		frontier = min(frontier, c.pt[c.ph])
+	}
+	if final && c.ph == len(c.pt) {
+		frontier = math.MaxInt64
+	}
+	c.exactBefore(frontier)
+	for c.bin < nBins && binStart(c.bin+1, c.d) <= frontier {
+		c.bin++
+	}
+	if final {
+		c.bin = nBins
+	}
+	// Compact the queues.
+	if c.ph > 4096 && c.ph > len(c.pt)/2 {
+		n := copy(c.pt, c.pt[c.ph:])
+		copy(c.ps, c.ps[c.ph:])
+		c.pt, c.ps = c.pt[:n], c.ps[:n]
+		c.pbase += int64(c.ph)
+		c.ph = 0
+	}
+	if c.wh > 4096 && c.wh > len(c.win)/2 {
+		n := copy(c.win, c.win[c.wh:])
+		c.win, c.wh = c.win[:n], 0
+	}
+}
+
+// expire drops the admitted times at or before t-window.
+func (c *core) expire(t int64) {
+	for c.wh < len(c.win) && c.win[c.wh] <= t-c.w {
+		c.wh++
+	}
+}
+
+// exactBefore computes the exact count at the samples before t.
+func (c *core) exactBefore(t int64) {
+	for len(c.exact) < nSamples {
+		s := sampleAt(len(c.exact)+1, c.d)
+		if s >= t {
+			return
+		}
+		c.expire(s)
+		c.exact = append(c.exact, float64(len(c.win)-c.wh))
+	}
+}
+
+// newSamples returns the samples with both counts not sent yet, and the index of the first.
+func (c *core) newSamples() (exact, est []float64, from int) {
+	n := min(len(c.exact), len(c.est))
+	from = c.sent
+	if n <= from {
+		return nil, nil, from
+	}
+	exact, est = c.exact[from:n], c.est[from:n]
+	for k := range exact {
+		c.errSum += math.Abs(est[k] - exact[k])
+		c.errN++
+	}
+	c.sent = n
+	return exact, est, from
+}
+
+// newBins returns the complete bins not sent yet, and the index of the first.
+func (c *core) newBins() ([]int64, int) {
+	from := c.sentBins
+	if c.bin <= from {
+		return nil, from
+	}
+	c.sentBins = c.bin
+	return c.bins[from:c.bin], from
+}
+
+// summary returns the tallies so far.
+func (c *core) summary() AlgorithmSummary {
+	s := c.sum
+	s.Store = c.store
+	s.StateBytes = c.bytes
+	if c.limit > 0 {
+		s.MaxInWindowX = float64(s.MaxInWindow) / float64(c.limit)
+		if c.errN > 0 {
+			s.EstimateErrorPct = 100 * c.errSum / float64(c.errN) / float64(c.limit)
+		}
+	}
+	if c.done > 0 {
+		s.StoreOps = float64(c.ops) / float64(c.done)
+	}
+	return s
+}

@@ -1,0 +1,55 @@
+package ratelimit
+
+import "github.com/resilience-playground/playground/lab"
+
+var view = lab.View{
+	Key:      "algorithms",
+	Headline: []string{"count", "rate"},
+	Charts: []lab.Chart{
+		{ID: "count", Title: "Exact count vs each algorithm's estimate", XLabel: "time", YLabel: "requests in the window",
+			Split: true, XUnit: "ms",
+			Help: "Grey: the exact number of this algorithm's admitted requests in the last window. Dashed: what the algorithm itself counts. " +
+				"The fixed window's count drops to zero at every boundary; the sliding-window approximation follows the grey line closely."},
+		{ID: "rate", Title: "Admitted per second", XLabel: "time", YLabel: "requests/s", Kind: lab.Steps, XUnit: "ms",
+			Help: "Requests admitted per second by each algorithm, beside those offered (grey); the difference is rejected."},
+	},
+	Tables: []lab.Table{
+		{ID: "algorithms", Title: "Each algorithm against the exact sliding window", Key: "algorithms", Rows: "map",
+			Help: "Over-admitted: admitted although the algorithm's own admitted requests already filled the exact window. " +
+				"Wrongly rejected: refused although the exact window had room. Estimate error: the mean distance between the dashed and the grey line, " +
+				"in % of the limit (the buckets' estimate, tokens in use, is a different quantity that drains at the refill rate).",
+			Columns: []lab.Column{
+				{Field: "", Label: "algorithm"},
+				{Field: "admitted", Label: "admitted"},
+				{Field: "rejected", Label: "rejected"},
+				{Field: "over_admitted", Label: "over-admitted"},
+				{Field: "wrongly_rejected", Label: "wrongly rejected"},
+				{Field: "max_in_window", Label: "most in a window"},
+				{Field: "max_in_window_x", Label: "× limit", Digits: 2},
+				{Field: "estimate_error_pct", Label: "estimate error", Digits: 1, Suffix: "%"},
+				{Field: "state_bytes", Label: "state per key", Suffix: " B"},
+				{Field: "store_ops_per_request", Label: "store ops/request", Digits: 2},
+				{Field: "store", Label: "store"},
+				{Field: "mean_wait_ms", Label: "queue wait", Digits: 1, Suffix: " ms"},
+			}},
+	},
+	Notes: []string{
+		"After Criteo's engineering blog post “Distributed Rate-Limiting Algorithms”: the fixed window keys a counter per client and minute " +
+			"({client}_{yyyyMMddHHmm}) and forgets at every boundary, so a full limit at 07:09:59 and another at 07:10:00 both pass. " +
+			"The sliding-window approximation adds the previous window's count weighted by the part still inside the window " +
+			"(at 00:01:43, 17/60 of minute 00:00), as Cloudflare and HAProxy do; k sub-windows bring it closer to exact at the price of k+1 counters.",
+		"Burst: libraries disagree (golang.org/x/time/rate's burst is the bucket's capacity; GCRA's burst tolerance and redis-cell's max_burst count one less). " +
+			"Here every bucket admits burst requests at one instant from rest, and burst 0 means the limit, so that every algorithm starts " +
+			"like a window of limit requests. A full bucket under overload still lets its burst plus a window of refill through: close to twice the limit.",
+		"The token bucket, the leaky bucket as a meter, the leaky bucket as a queue and GCRA admit exactly the same requests at the same rate and burst: " +
+			"they differ in what they keep per key (two values, or GCRA's one theoretical arrival time) and in what they do with an admitted request " +
+			"(the queue holds it until it may leave at the constant rate: its mean wait is in the table).",
+		"In a distributed run the dashed line is the store's view (for local counters and asynchronous propagation, the view of the instance " +
+			"that served the latest request): where it stays below the grey line, instances decided on what they read before the others' writes " +
+			"landed, or before their messages arrived, and the lost updates let more requests through.",
+		"Stores: an atomic script (Redis with Lua) decides as one in-process limiter would; increments only (Memcached) suit the window counters " +
+			"(INCR, read the earlier counters, DECR after a refusal), and the other algorithms fall back to GET then SET; read-then-write lets " +
+			"instances whose round trips overlap decide on the same state; compare-and-swap retries instead; asynchronous propagation " +
+			"(the post's Kafka idea) decides on stale copies; local counters (sticky sessions) forget the client when it moves at the scale-out.",
+	},
+}
