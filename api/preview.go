@@ -53,10 +53,24 @@ func previewSVG(l *lab.Lab, res *lab.Result) []byte {
 		options = sp.Options
 	}
 	var series []lab.Series
+	group := "" // of a split chart, the preview draws the first panel
 	for _, sr := range res.Series {
-		if sr.Chart == chart.ID && sr.Of == "" && len(sr.X) > 0 {
-			series = append(series, sr)
+		if sr.Chart != chart.ID || sr.Of != "" || len(sr.X) == 0 {
+			continue
 		}
+		if chart.Split {
+			panel := sr.Group
+			if panel == "" {
+				panel = sr.Name
+			}
+			if group == "" && panel != "*" {
+				group = panel
+			}
+			if panel != group && panel != "*" {
+				continue
+			}
+		}
+		series = append(series, sr)
 	}
 	tx := func(x float64) float64 { return x }
 	ty := tx
@@ -121,14 +135,31 @@ func previewSVG(l *lab.Lab, res *lab.Result) []byte {
 			}
 			continue
 		}
+		if sr.Tone == lab.Neutral {
+			colour = "#999"
+		}
 		fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="2" points="`, colour)
+		// At most two points (the lowest and highest) per pixel column: the drawing is the
+		// same, the file stays small however long the series.
+		col, lo, hi := math.NaN(), 0.0, 0.0
+		flush := func() {
+			if !math.IsNaN(col) {
+				fmt.Fprintf(&b, "%.0f,%.1f %.0f,%.1f ", col, lo, col, hi)
+			}
+		}
 		for i := range sr.X {
 			x, y := px(sr.X[i]), py(sr.Y[i])
 			if math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0) {
 				continue
 			}
-			fmt.Fprintf(&b, "%.1f,%.1f ", x, y)
+			if c := math.Round(x); c != col {
+				flush()
+				col, lo, hi = c, y, y
+			} else {
+				lo, hi = min(lo, y), max(hi, y)
+			}
 		}
+		flush()
 		b.WriteString(`"/>`)
 	}
 	b.WriteString(`</svg>`)
