@@ -1,0 +1,431 @@
+// Charts, drawn from the lab's view alone. Each chart keeps its series in the view key's order
+// and style (colour and dash), so that "the second line" means the same line for everyone;
+// small multiples (Split) keep that order and share one x axis, y axis and bin width by
+// default; axes only grow while a run refines or a slider moves, and fit the data again once
+// the scenario asked for is final. Charts are named for screen readers and carry a short text
+// summary of what they show.
+import uPlot from "../vendor/uPlot.esm.js";
+import { sig, duration, durationUnit, number, paramValue } from "./format.js";
+import { pictureValues } from "./status.js";
+
+const FONT = '14px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+const LABEL_FONT = 'bold 14px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+const INT_INCRS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1e3, 2e3, 2500, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6];
+
+export class Charts {
+  constructor(state, results, style) {
+    this.state = state;
+    this.results = results;
+    this.style = style;
+    this.plots = new Map(); // chart id + "\u0000" + panel → {u, sig, holder}
+    this.ranges = new Map(); // chart id (or id/panel) → {x, y}: the axes as far as they have grown
+    this.byId = new Map(state.spec.view.charts.map((c) => [c.id, c]));
+    this.observer = new ResizeObserver((entries) => {
+      for (const e of entries) {
+        const id = e.target.closest(".chart")?.dataset.chart;
+        if (id) this.draw(id);
+      }
+    });
+    for (const c of state.spec.view.charts) {
+      const box = this.box(c.id);
+      if (box) this.observer.observe(box);
+    }
+    const toggles = [...document.querySelectorAll("input.shared-axes")];
+    for (const t of toggles) {
+      t.checked = state.view.sharedAxes;
+      t.addEventListener("change", () => {
+        state.view.sharedAxes = t.checked;
+        for (const o of toggles) o.checked = t.checked;
+        this.ranges.clear();
+        this.drawAll();
+      });
+    }
+  }
+
+  box(id) { return document.querySelector(`#chart-${CSS.escape(id)} .plots`); }
+  drawAll() { for (const c of this.state.spec.view.charts) this.draw(c.id); }
+
+  // settled reports whether the numbers on show are final for the scenario asked for: then
+  // axes fit the data again instead of only growing.
+  settled() {
+    const run = this.state.run;
+    return run.phase === "done" && !this.state.stale();
+  }
+
+  // panels returns the chart's panels in a stable order: [{key, title, series: [...]}].
+  panels(chart) {
+    const list = this.results.ofChart(chart.id);
+    const rank = (s) => this.style(s.label).index;
+    const byRank = (a, b) => rank(a) - rank(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+    list.sort(byRank);
+    if (!chart.split) return list.length ? [{ key: "", title: "", series: list }] : [];
+    const everywhere = list.filter((s) => s.group === "*");
+    const groups = new Map();
+    for (const s of list) {
+      if (s.group === "*") continue;
+      const g = s.group || s.label || s.name;
+      if (!groups.has(g)) groups.set(g, []);
+      groups.get(g).push(s);
+    }
+    return [...groups.entries()]
+      .sort((a, b) => this.style(a[0]).index - this.style(b[0]).index || (a[0] < b[0] ? -1 : 1))
+      .map(([g, series]) => ({ key: g, title: g, series: [...series, ...everywhere] }));
+  }
+
+  draw(id) {
+    const chart = this.byId.get(id);
+    const box = this.box(id);
+    if (!chart || !box) return;
+    const bars = chart.bars || chart.kind === "bars";
+    const shared = chart.split && this.state.view.sharedAxes;
+    let panels = this.panels(chart);
+
+    // Histograms in small multiples share one bin width: the widest, when the others divide it.
+    let binNote = "";
+    if (bars && shared && panels.length > 1) {
+      const widths = panels.flatMap((p) => p.series.map(binWidth)).filter((w) => w > 0);
+      const W = Math.max(0, ...widths);
+      if (W > 0 && widths.every((w) => Math.abs(W / w - Math.round(W / w)) < 1e-6)) {
+        panels = panels.map((p) => ({ ...p, series: p.series.map((s) => rebin(s, W)) }));
+        binNote = chart.x_unit === "ms" ? duration(W) : sig(W);
+      }
+    }
+
+    const values = this.state.run.picture ? pictureValues(this.state, this.state.run.picture) : this.state.scenario;
+    const markP = chart.mark ? this.state.params.get(chart.mark) : null;
+    const mark = markP ? Number(values[chart.mark]) : NaN;
+
+    // Extents of the data, per panel and over all panels.
+    const extents = panels.map((p) => extent(p.series, bars, chart, this.results));
+    const all = merge(extents);
+    const fit = this.settled();
+    const keep = new Set();
+    const note = document.querySelector(`#chart-${CSS.escape(id)} .chart-note`);
+    let noteText = "";
+    if (isFinite(mark) && all.x && (mark < all.x[0] || mark > all.x[1])) {
+      noteText = `The ${chart.x_label} axis is computed from ${number(all.x[0])} to ${number(all.x[1])}; ${markP.label} = ${paramValue(markP, values[chart.mark])} lies outside it (the sweep is set under Advanced).`;
+    }
+    if (note && note.textContent !== noteText) note.textContent = noteText;
+
+    panels.forEach((panel, pi) => {
+      const key = id + "\u0000" + panel.key;
+      keep.add(key);
+      const ext = shared || !chart.split ? all : extents[pi];
+      const rkey = chart.split && !shared ? key : id;
+      const r = this.grow(rkey, ext, fit, isFinite(mark) ? mark : null, chart, bars);
+      this.panel(chart, box, key, panel, r, bars, binNote, mark, markP, values, pi);
+    });
+    for (const [key, p] of this.plots) {
+      if (key.startsWith(id + "\u0000") && !keep.has(key)) {
+        p.u.destroy();
+        p.holder.remove();
+        this.plots.delete(key);
+      }
+    }
+    // Keep the panels in their declared order in the page.
+    const order = panels.map((p) => this.plots.get(id + "\u0000" + p.key)?.holder).filter(Boolean);
+    order.forEach((h, i) => { if (box.children[i] !== h) box.insertBefore(h, box.children[i] || null); });
+    this.legend(chart, panels);
+  }
+
+  // grow returns the axes of a chart: the data's extent when the numbers are final, else the
+  // union of the extent and the axes drawn before, so axes do not jump while numbers refine.
+  grow(key, ext, fit, mark, chart, bars) {
+    if (!ext.x) return this.ranges.get(key) || { x: [0, 1], y: [0, 1] };
+    let x = [...ext.x], y = [...ext.y];
+    if (mark !== null) x = [Math.min(x[0], mark), Math.max(x[1], mark)];
+    if (!chart.log_y && !bars) y[0] = Math.min(0, y[0]);
+    if (bars) y[0] = Math.min(0, y[0]);
+    const old = this.ranges.get(key);
+    if (old && !fit) {
+      x = [Math.min(x[0], old.x[0]), Math.max(x[1], old.x[1])];
+      y = [Math.min(y[0], old.y[0]), Math.max(y[1], old.y[1])];
+    }
+    const r = { x, y };
+    this.ranges.set(key, r);
+    return r;
+  }
+
+  panel(chart, box, key, panel, r, bars, binNote, mark, markP, values, pi) {
+    const series = panel.series;
+    const xs = [...new Set(series.flatMap((s) => s.x))].sort((a, b) => a - b);
+    const cols = [];
+    const meta = [];
+    for (const s of series) {
+      cols.push(align(xs, s));
+      meta.push({ s, band: false });
+    }
+    // Bands (the spread of a mean) as pairs of invisible series filled between.
+    const bandsOpt = [];
+    if (!bars) {
+      series.forEach((s, i) => {
+        const b = this.results.bandsOf(s.name);
+        if (b.lo && b.hi) {
+          cols.push(align(xs, b.hi), align(xs, b.lo));
+          meta.push({ s, band: "hi" }, { s, band: "lo" });
+          bandsOpt.push({ series: [meta.length - 1, meta.length], fill: this.style(s.label).colour + "26" });
+        }
+        void i;
+      });
+    }
+    const data = [xs, ...cols];
+    const sigKey = meta.map((m) => m.s.name + (m.band || "")).join("|") + (bars ? "b" : "");
+    const width = Math.max(200, Math.floor(chart.split ? panelWidth(box) : box.clientWidth));
+    const phone = innerWidth <= 760;
+    const height = chart.split ? (this.plotsCount(chart) > 3 ? 96 : 130) : phone && box.closest(".pinned") ? 190 : 250;
+    let p = this.plots.get(key);
+    if (p && p.sig !== sigKey) {
+      p.u.destroy();
+      p.holder.remove();
+      this.plots.delete(key);
+      p = null;
+    }
+    const ctx = { r, mark, markP, values, chart };
+    if (!p) {
+      const holder = document.createElement("div");
+      holder.className = "plot";
+      holder.setAttribute("role", "img");
+      const title = document.createElement("p");
+      title.className = "panel-title";
+      if (chart.split) holder.append(title);
+      const desc = document.createElement("p");
+      desc.className = "sr-only";
+      desc.id = `desc-${chart.id}-${pi}-${Math.random().toString(36).slice(2, 8)}`;
+      holder.append(desc);
+      holder.setAttribute("aria-describedby", desc.id);
+      box.append(holder);
+      const opts = this.options(chart, meta, bandsOpt, width, height, bars, ctx);
+      const u = new uPlot(opts, data, holder);
+      p = { u, sig: sigKey, holder, title, desc, ctx: opts._ctx };
+      this.plots.set(key, p);
+    } else {
+      Object.assign(p.ctx, ctx);
+      if (p.u.width !== width || p.u.height !== height) p.u.setSize({ width, height });
+      p.u.setData(data);
+    }
+    const yUnit = binNote ? `${chart.y_label} per ${binNote}` : series[0]?.y_unit || chart.y_label;
+    if (chart.split) p.title.textContent = `${panel.title} (${yUnit})`;
+    const name = chart.split ? `${chart.title}: ${panel.title}` : chart.title;
+    p.holder.setAttribute("aria-label", name);
+    p.holder.dataset.series = series.map((s) => s.name).join(",");
+    p.desc.textContent = describe(chart, series, bars, yUnit);
+  }
+
+  plotsCount(chart) { return this.panels(chart).length; }
+
+  options(chart, meta, bands, width, height, bars, ctx0) {
+    const ctx = { ...ctx0 };
+    const style = this.style;
+    const xDur = chart.x_unit === "ms", yDur = chart.y_unit === "ms";
+    const tick = (dur, pct) => (u, splits) => {
+      if (dur) {
+        const unit = durationUnit(Math.max(...splits.map(Math.abs).filter(isFinite)));
+        return splits.map((v) => (v == null ? "" : chart.log_y && dur === "y" ? duration(v, 2) : sig(v / unit.per, 3) + " " + unit.name));
+      }
+      return splits.map((v) => (v == null ? "" : number(v) + (pct ? "%" : "")));
+    };
+    const series = [{ label: chart.x_label }];
+    for (const m of meta) {
+      const st = style(m.s.label);
+      if (m.band) {
+        series.push({ label: m.s.label + " " + m.band, stroke: st.colour + "00", width: 0, points: { show: false }, spanGaps: true });
+        continue;
+      }
+      const dash = m.s.style === "dashed" ? [6, 4] : st.dash;
+      series.push({
+        label: m.s.label || m.s.name,
+        stroke: st.colour,
+        fill: bars ? st.colour + "55" : undefined,
+        width: bars ? 1 : 2.25,
+        dash: bars ? undefined : dash,
+        spanGaps: true,
+        paths: bars ? uPlot.paths.bars({ size: [1, Infinity], align: 1, gap: 0 }) : chart.kind === "steps" ? uPlot.paths.stepped({ align: 1 }) : undefined,
+        points: { show: !bars, size: 5, fill: st.colour, filter: (u, si, show) => (show && u.data[0].length <= 40 ? null : []) },
+      });
+    }
+    const intIncrs = (on) => (on ? INT_INCRS : undefined);
+    const opts = {
+      width, height,
+      legend: { show: false },
+      cursor: { drag: { x: false, y: false } },
+      scales: {
+        x: { time: false, distr: chart.log_x ? 3 : 1, range: () => ctx.r.x },
+        y: { distr: chart.log_y ? 3 : 1, range: () => logSafe(ctx.r.y, chart.log_y) },
+      },
+      axes: [
+        { label: chart.x_label, font: FONT, labelFont: LABEL_FONT, values: tick(xDur ? "x" : false, chart.x_unit === "%"), incrs: intIncrs(chart.int_x), labelSize: 22, size: 36 },
+        { label: chart.y_label, font: FONT, labelFont: LABEL_FONT, values: tick(yDur ? "y" : false, chart.y_unit === "%"), incrs: intIncrs(chart.int_y), size: 70, labelSize: 22 },
+      ],
+      series,
+      bands,
+      plugins: [markPlugin(ctx), labelsPlugin(chart, meta, style, bars)],
+    };
+    opts._ctx = ctx;
+    return opts;
+  }
+
+  // legend lists the chart's series with their colour and dash.
+  legend(chart, panels) {
+    const el = document.querySelector(`#chart-${CSS.escape(chart.id)} .legend`);
+    if (!el) return;
+    const seen = new Map();
+    for (const p of panels) for (const s of p.series) if (!seen.has(s.label)) seen.set(s.label, s);
+    const items = [...seen.values()].map((s) => {
+      const st = this.style(s.label);
+      const dash = s.style === "dashed" ? [6, 4] : st.dash;
+      return `<li><svg width="28" height="10" aria-hidden="true"><line x1="1" y1="5" x2="27" y2="5" stroke="${st.colour}" stroke-width="3" stroke-dasharray="${dash.join(" ")}"/></svg>${escapeHTML(s.label || s.name)}</li>`;
+    });
+    const html = chart.split && (chart.bars || chart.kind === "bars") ? "" : items.join("");
+    if (el.innerHTML !== html) el.innerHTML = html;
+  }
+}
+
+function escapeHTML(s) { return String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]); }
+
+function panelWidth(box) {
+  const cs = getComputedStyle(box);
+  const cols = cs.gridTemplateColumns && cs.gridTemplateColumns !== "none" ? cs.gridTemplateColumns.split(" ").length : 1;
+  const gap = parseFloat(cs.columnGap) || 0;
+  return (box.clientWidth - gap * (cols - 1)) / cols;
+}
+
+function binWidth(s) { return s.x.length >= 2 ? s.x[1] - s.x[0] : 0; }
+
+// rebin sums a histogram's counts into bins of width W.
+function rebin(s, W) {
+  const w = binWidth(s);
+  if (!w || Math.abs(w - W) < 1e-9) return s;
+  const m = new Map();
+  s.x.forEach((x, i) => {
+    const b = Math.floor(x / W + 1e-9) * W;
+    m.set(b, (m.get(b) || 0) + (s.y[i] || 0));
+  });
+  const x = [...m.keys()].sort((a, b) => a - b);
+  return { ...s, x, y: x.map((k) => Number(m.get(k).toPrecision(6))) };
+}
+
+function align(xs, s) {
+  const m = new Map(s.x.map((x, i) => [x, s.y[i]]));
+  return xs.map((x) => (m.has(x) ? m.get(x) : null));
+}
+
+function extent(series, bars, chart, results) {
+  let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+  for (const s of series) {
+    const w = bars ? binWidth(s) : 0;
+    const ys = [s.y];
+    const b = results.bandsOf(s.name);
+    if (!bars && b.lo && b.hi) ys.push(b.lo.y, b.hi.y);
+    s.x.forEach((x) => { x0 = Math.min(x0, x); x1 = Math.max(x1, x + w); });
+    for (const arr of ys) for (const y of arr) {
+      if (y == null || !isFinite(y) || (chart.log_y && y <= 0)) continue;
+      y0 = Math.min(y0, y);
+      y1 = Math.max(y1, y);
+    }
+  }
+  if (!isFinite(x0)) return {};
+  if (!isFinite(y0)) { y0 = chart.log_y ? 1 : 0; y1 = chart.log_y ? 10 : 1; }
+  if (x0 === x1) { x0 -= 1; x1 += 1; }
+  if (y0 === y1) { y1 = y0 === 0 ? 1 : y0 * 1.1; }
+  return { x: [x0, x1], y: [y0, y1 * (chart.log_y ? 1 : 1.05)] };
+}
+
+function merge(exts) {
+  const have = exts.filter((e) => e.x);
+  if (!have.length) return {};
+  return {
+    x: [Math.min(...have.map((e) => e.x[0])), Math.max(...have.map((e) => e.x[1]))],
+    y: [Math.min(...have.map((e) => e.y[0])), Math.max(...have.map((e) => e.y[1]))],
+  };
+}
+
+function logSafe(y, log) {
+  if (!log) return y;
+  const lo = Math.max(y[0], 1e-9), hi = Math.max(y[1], lo * 10);
+  return [10 ** Math.floor(Math.log10(lo)), 10 ** Math.ceil(Math.log10(hi))];
+}
+
+// describe is a chart's short text summary for screen readers.
+function describe(chart, series, bars, yUnit) {
+  const fx = (x) => (chart.x_unit === "ms" ? duration(x) : number(x));
+  const fy = (y) => (chart.y_unit === "ms" ? duration(y) : number(y) + (chart.y_unit === "%" ? "%" : ""));
+  const parts = series.map((s) => {
+    const pts = s.x.map((x, i) => [x, s.y[i]]).filter((p) => p[1] != null);
+    if (!pts.length) return `${s.label}: no data`;
+    const peak = pts.reduce((a, b) => (b[1] > a[1] ? b : a));
+    if (bars) {
+      const total = pts.reduce((a, p) => a + p[1], 0);
+      return `${s.label}: ${number(total)} in all, most (${number(peak[1])}) at ${fx(peak[0])}, last at ${fx(pts[pts.length - 1][0])}`;
+    }
+    const a = pts[0], b = pts[pts.length - 1];
+    return `${s.label}: ${fy(a[1])} at ${chart.x_label} ${fx(a[0])}, ${fy(b[1])} at ${fx(b[0])}`;
+  });
+  return `${chart.title}, ${chart.y_label}${yUnit && yUnit !== chart.y_label ? " (" + yUnit + ")" : ""} against ${chart.x_label}. ${parts.join("; ")}.`;
+}
+
+// markPlugin draws the chosen value of the chart's Mark parameter as a labelled dashed line.
+function markPlugin(ctx) {
+  return {
+    hooks: {
+      draw: (u) => {
+        if (ctx.mark === null || !isFinite(ctx.mark) || !ctx.markP) return;
+        const cx = u.valToPos(ctx.mark, "x", true);
+        const c = u.ctx, dpr = devicePixelRatio;
+        c.save();
+        c.strokeStyle = "#333";
+        c.setLineDash([4 * dpr, 4 * dpr]);
+        c.lineWidth = 1.5 * dpr;
+        c.beginPath();
+        c.moveTo(cx, u.bbox.top);
+        c.lineTo(cx, u.bbox.top + u.bbox.height);
+        c.stroke();
+        c.setLineDash([]);
+        c.fillStyle = "#1b1b1b";
+        c.font = `${13 * dpr}px system-ui, sans-serif`;
+        const text = `${ctx.markP.label} = ${paramValue(ctx.markP, ctx.values[ctx.markP.name])}`;
+        const w = c.measureText(text).width;
+        const left = cx + 4 * dpr + w > u.bbox.left + u.bbox.width;
+        c.textAlign = left ? "right" : "left";
+        c.fillText(text, left ? cx - 4 * dpr : cx + 4 * dpr, u.bbox.top + 14 * dpr);
+        c.restore();
+      },
+    },
+  };
+}
+
+// labelsPlugin writes each line's name at its right end, so lines can be told apart without
+// the legend or colour.
+function labelsPlugin(chart, meta, style, bars) {
+  return {
+    hooks: {
+      draw: (u) => {
+        if (bars || chart.split) return;
+        const dpr = devicePixelRatio, c = u.ctx;
+        const labels = [];
+        meta.forEach((m, i) => {
+          if (m.band) return;
+          const ys = u.data[i + 1];
+          let k = ys.length - 1;
+          while (k >= 0 && ys[k] == null) k--;
+          if (k < 0) return;
+          labels.push({ text: m.s.label || m.s.name, colour: style(m.s.label).colour, x: u.valToPos(u.data[0][k], "x", true), y: u.valToPos(ys[k], "y", true) });
+        });
+        labels.sort((a, b) => a.y - b.y);
+        const gap = 15 * dpr;
+        for (let i = 1; i < labels.length; i++) if (labels[i].y - labels[i - 1].y < gap) labels[i].y = labels[i - 1].y + gap;
+        c.save();
+        c.font = `bold ${12 * dpr}px system-ui, sans-serif`;
+        c.textAlign = "right";
+        c.lineWidth = 3 * dpr;
+        c.strokeStyle = "#fff";
+        for (const l of labels) {
+          const y = Math.min(Math.max(l.y - 5 * dpr, u.bbox.top + 10 * dpr), u.bbox.top + u.bbox.height - 2 * dpr);
+          c.strokeText(l.text, l.x - 6 * dpr, y);
+          c.fillStyle = l.colour;
+          c.fillText(l.text, l.x - 6 * dpr, y);
+        }
+        c.restore();
+      },
+    },
+  };
+}
