@@ -34,7 +34,7 @@ results.addEventListener("draw", (e) => {
 state.on("run", () => {
   if (state.run.phase === "done") charts.drawAll();
 });
-installProbe(state, stream, results);
+installProbe(state, stream, results, charts);
 
 document.getElementById("copy-link")?.addEventListener("click", async () => {
   const status = document.getElementById("status");

@@ -1,6 +1,7 @@
 package templates
 
 import (
+	"regexp"
 	"slices"
 	"strconv"
 	"time"
@@ -109,13 +110,31 @@ func valueText(c Control) string {
 
 func sig3(x float64) string { return strconv.FormatFloat(x, 'g', 3, 64) }
 
-// pageState is the page script's starting state: the scenario's values in URL form and the
-// problems of the link the page was opened with.
-func pageState(p Page) map[string]any {
+// pageValues returns the page's scenario in URL form, by parameter name.
+func pageValues(p Page) map[string]string {
 	values := map[string]string{}
 	for _, c := range p.Controls {
 		values[c.Name] = c.Value
 	}
+	return values
+}
+
+// fillTitle writes the values of the parameters a title names in braces ("At N = {clients}").
+func fillTitle(title string, values map[string]string) string {
+	return titleParam.ReplaceAllStringFunc(title, func(m string) string {
+		if v, ok := values[m[1:len(m)-1]]; ok {
+			return v
+		}
+		return m
+	})
+}
+
+var titleParam = regexp.MustCompile(`\{\w+\}`)
+
+// pageState is the page script's starting state: the scenario's values in URL form and the
+// problems of the link the page was opened with.
+func pageState(p Page) map[string]any {
+	values := pageValues(p)
 	errs := []map[string]string{}
 	for _, e := range p.Errors {
 		errs = append(errs, map[string]string{"param": e.Param, "error": e.Msg})

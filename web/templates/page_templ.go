@@ -534,7 +534,7 @@ func LabPage(p Page) templ.Component {
 			}
 			for i, ch := range headline(p.Lab.View) {
 				if i == 0 {
-					templ_7745c5c3_Err = chart(ch).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = chart(ch, pageValues(p)).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -546,7 +546,7 @@ func LabPage(p Page) templ.Component {
 			}
 			for i, ch := range headline(p.Lab.View) {
 				if i > 0 {
-					templ_7745c5c3_Err = chart(ch).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = chart(ch, pageValues(p)).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -558,21 +558,21 @@ func LabPage(p Page) templ.Component {
 			}
 			for _, t := range p.Lab.View.Tables {
 				if !t.Bottom {
-					templ_7745c5c3_Err = table(t).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = table(t, pageValues(p)).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 				}
 			}
 			for _, ch := range rest(p.Lab.View) {
-				templ_7745c5c3_Err = chart(ch).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = chart(ch, pageValues(p)).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 			}
 			for _, t := range p.Lab.View.Tables {
 				if t.Bottom {
-					templ_7745c5c3_Err = table(t).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = table(t, pageValues(p)).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -613,7 +613,7 @@ func LabPage(p Page) templ.Component {
 	})
 }
 
-func chart(ch lab.Chart) templ.Component {
+func chart(ch lab.Chart, values map[string]string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -722,9 +722,9 @@ func chart(ch lab.Chart) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var37 string
-		templ_7745c5c3_Var37, templ_7745c5c3_Err = templ.JoinStringErrs(ch.Title)
+		templ_7745c5c3_Var37, templ_7745c5c3_Err = templ.JoinStringErrs(fillTitle(ch.Title, values))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 146, Col: 65}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 146, Col: 84}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var37))
 		if templ_7745c5c3_Err != nil {
@@ -771,7 +771,7 @@ func chart(ch lab.Chart) templ.Component {
 	})
 }
 
-func table(t lab.Table) templ.Component {
+func table(t lab.Table, values map[string]string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -836,9 +836,9 @@ func table(t lab.Table) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var43 string
-		templ_7745c5c3_Var43, templ_7745c5c3_Err = templ.JoinStringErrs(t.Title)
+		templ_7745c5c3_Var43, templ_7745c5c3_Err = templ.JoinStringErrs(fillTitle(t.Title, values))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 162, Col: 67}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page.templ`, Line: 162, Col: 86}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var43))
 		if templ_7745c5c3_Err != nil {

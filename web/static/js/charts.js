@@ -113,7 +113,7 @@ export class Charts {
       const ext = shared || !chart.split ? all : extents[pi];
       const rkey = chart.split && !shared ? key : id;
       const r = this.grow(rkey, ext, fit, isFinite(mark) ? mark : null, chart, bars);
-      this.panel(chart, box, key, panel, r, bars, binNote, mark, markP, values, pi);
+      this.panel(chart, box, key, panel, r, bars, binNote, mark, markP, values, pi, pi === panels.length - 1);
     });
     for (const [key, p] of this.plots) {
       if (key.startsWith(id + "\u0000") && !keep.has(key)) {
@@ -146,7 +146,7 @@ export class Charts {
     return r;
   }
 
-  panel(chart, box, key, panel, r, bars, binNote, mark, markP, values, pi) {
+  panel(chart, box, key, panel, r, bars, binNote, mark, markP, values, pi, last) {
     const series = panel.series;
     const xs = [...new Set(series.flatMap((s) => s.x))].sort((a, b) => a - b);
     const cols = [];
@@ -169,10 +169,11 @@ export class Charts {
       });
     }
     const data = [xs, ...cols];
-    const sigKey = meta.map((m) => m.s.name + (m.band || "")).join("|") + (bars ? "b" : "");
+    const sigKey = meta.map((m) => m.s.name + (m.band || "")).join("|") + (bars ? "b" : "") + (chart.split && last ? "L" : "");
     const width = Math.max(200, Math.floor(chart.split ? panelWidth(box) : box.clientWidth));
     const phone = innerWidth <= 760;
-    const height = chart.split ? (this.plotsCount(chart) > 3 ? 96 : 130) : phone && box.closest(".pinned") ? 190 : 250;
+    // Small multiples: one x axis, under the last panel.
+    const height = chart.split ? (this.plotsCount(chart) > 3 ? 78 : 110) + (last ? 46 : 8) : phone && box.closest(".pinned") ? 190 : 250;
     let p = this.plots.get(key);
     if (p && p.sig !== sigKey) {
       p.u.destroy();
@@ -194,7 +195,7 @@ export class Charts {
       holder.append(desc);
       holder.setAttribute("aria-describedby", desc.id);
       box.append(holder);
-      const opts = this.options(chart, meta, bandsOpt, width, height, bars, ctx);
+      const opts = this.options(chart, meta, bandsOpt, width, height, bars, ctx, !chart.split || last);
       const u = new uPlot(opts, data, holder);
       p = { u, sig: sigKey, holder, title, desc, ctx: opts._ctx };
       this.plots.set(key, p);
@@ -213,7 +214,7 @@ export class Charts {
 
   plotsCount(chart) { return this.panels(chart).length; }
 
-  options(chart, meta, bands, width, height, bars, ctx0) {
+  options(chart, meta, bands, width, height, bars, ctx0, xAxis) {
     const ctx = { ...ctx0 };
     const style = this.style;
     const xDur = chart.x_unit === "ms", yDur = chart.y_unit === "ms";
@@ -253,8 +254,12 @@ export class Charts {
         y: { distr: chart.log_y ? 3 : 1, range: () => logSafe(ctx.r.y, chart.log_y) },
       },
       axes: [
-        { label: chart.x_label, font: FONT, labelFont: LABEL_FONT, values: tick(xDur ? "x" : false, chart.x_unit === "%"), incrs: intIncrs(chart.int_x), labelSize: 22, size: 36 },
-        { label: chart.y_label, font: FONT, labelFont: LABEL_FONT, values: tick(yDur ? "y" : false, chart.y_unit === "%"), incrs: intIncrs(chart.int_y), size: 70, labelSize: 22 },
+        xAxis
+          ? { label: chart.x_label, font: FONT, labelFont: LABEL_FONT, values: tick(xDur ? "x" : false, chart.x_unit === "%"), incrs: intIncrs(chart.int_x), labelSize: 22, size: 36 }
+          : { font: FONT, values: (u, splits) => splits.map(() => ""), incrs: intIncrs(chart.int_x), size: 4, ticks: { show: false } },
+        chart.split
+          ? { font: FONT, values: tick(yDur ? "y" : false, chart.y_unit === "%"), incrs: intIncrs(chart.int_y), size: 60 }
+          : { label: chart.y_label, font: FONT, labelFont: LABEL_FONT, values: tick(yDur ? "y" : false, chart.y_unit === "%"), incrs: intIncrs(chart.int_y), size: 70, labelSize: 22 },
       ],
       series,
       bands,

@@ -1,9 +1,9 @@
 // Test and measurement hooks, read by the browser tests (window.__playground). They only
 // observe the application; nothing in it depends on them.
-export function installProbe(state, stream, results) {
+export function installProbe(state, stream, results, charts) {
   const probe = (window.__playground = {
-    frames: 0, runs: 0, done: 0, draws: 0, latencies: [], errors: [],
-    summary: results.summary, series: results.series, state,
+    frames: 0, runs: 0, done: 0, draws: 0, latencies: [], errors: [], staleLog: [],
+    summary: results.summary, series: results.series, state, charts,
     setScenario: (values, source = "server") => state.setScenario(values, source),
   });
   // Latency: every input is timed to the first redraw that shows its request's results or a
@@ -28,6 +28,9 @@ export function installProbe(state, stream, results) {
   state.on("run", () => {
     if (state.run.startedId !== started) { started = state.run.startedId; probe.runs++; }
   });
+  // Every label the stale note showed, in order.
+  const note = document.getElementById("stale");
+  if (note) new MutationObserver(() => { if (note.textContent) probe.staleLog.push(note.textContent); }).observe(note, { childList: true, characterData: true, subtree: true });
   results.addEventListener("draw", () => {
     probe.draws++;
     const now = performance.now();
