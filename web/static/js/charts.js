@@ -10,6 +10,9 @@ import { pictureValues } from "./status.js";
 
 const FONT = '14px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 const LABEL_FONT = 'bold 14px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+// Tick steps for duration axes (milliseconds): whole seconds, minutes and hours.
+const MS_INCRS = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 250, 500,
+  1e3, 2e3, 5e3, 1e4, 15e3, 3e4, 6e4, 12e4, 3e5, 6e5, 9e5, 18e5, 36e5, 72e5, 108e5, 216e5, 432e5, 864e5];
 const INT_INCRS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1e3, 2e3, 2500, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6];
 
 export class Charts {
@@ -103,7 +106,7 @@ export class Charts {
     const note = document.querySelector(`#chart-${CSS.escape(id)} .chart-note`);
     let noteText = "";
     if (isFinite(mark) && all.x && (mark < all.x[0] || mark > all.x[1])) {
-      noteText = `The ${chart.x_label} axis is computed from ${number(all.x[0])} to ${number(all.x[1])}; ${markP.label} = ${paramValue(markP, values[chart.mark])} lies outside it (the sweep is set under Advanced).`;
+      noteText = `Computed for ${chart.x_label} from ${number(all.x[0])} to ${number(all.x[1])}: the chosen ${markP.label} = ${paramValue(markP, values[chart.mark])} lies outside that range.`;
     }
     if (note && note.textContent !== noteText) note.textContent = noteText;
 
@@ -244,7 +247,7 @@ export class Charts {
         points: { show: !bars, size: 5, fill: st.colour, filter: (u, si, show) => (show && u.data[0].length <= 40 ? null : []) },
       });
     }
-    const intIncrs = (on) => (on ? INT_INCRS : undefined);
+    const intIncrs = (on, dur) => (dur ? MS_INCRS : on ? INT_INCRS : undefined);
     const opts = {
       width, height,
       legend: { show: false },
@@ -255,11 +258,11 @@ export class Charts {
       },
       axes: [
         xAxis
-          ? { label: chart.x_label, font: FONT, labelFont: LABEL_FONT, values: tick(xDur ? "x" : false, chart.x_unit === "%"), incrs: intIncrs(chart.int_x), labelSize: 22, size: 36 }
-          : { font: FONT, values: (u, splits) => splits.map(() => ""), incrs: intIncrs(chart.int_x), size: 4, ticks: { show: false } },
+          ? { label: chart.x_label, font: FONT, labelFont: LABEL_FONT, values: tick(xDur ? "x" : false, chart.x_unit === "%"), incrs: intIncrs(chart.int_x, xDur && !chart.log_x), labelSize: 22, size: 36 }
+          : { font: FONT, values: (u, splits) => splits.map(() => ""), incrs: intIncrs(chart.int_x, xDur && !chart.log_x), size: 4, ticks: { show: false } },
         chart.split
-          ? { font: FONT, values: tick(yDur ? "y" : false, chart.y_unit === "%"), incrs: intIncrs(chart.int_y), size: 60 }
-          : { label: chart.y_label, font: FONT, labelFont: LABEL_FONT, values: tick(yDur ? "y" : false, chart.y_unit === "%"), incrs: intIncrs(chart.int_y), size: 70, labelSize: 22 },
+          ? { font: FONT, values: tick(yDur ? "y" : false, chart.y_unit === "%"), incrs: intIncrs(chart.int_y, yDur && !chart.log_y), size: 60 }
+          : { label: chart.y_label, font: FONT, labelFont: LABEL_FONT, values: tick(yDur ? "y" : false, chart.y_unit === "%"), incrs: intIncrs(chart.int_y, yDur && !chart.log_y), size: 70, labelSize: 22 },
       ],
       series,
       bands,
