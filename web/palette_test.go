@@ -97,4 +97,3 @@ func lab(c [3]float64) [3]float64 {
 func deltaE(a, b [3]float64) float64 {
 	return math.Sqrt((a[0]-b[0])*(a[0]-b[0]) + (a[1]-b[1])*(a[1]-b[1]) + (a[2]-b[2])*(a[2]-b[2]))
 }
-
