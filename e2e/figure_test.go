@@ -357,3 +357,78 @@ func TestFormatting(t *testing.T) {
 		}
 	}
 }
+
+// TestCurvesStayDuringRun moves base (the sweep is recomputed): at every animation frame until
+// the new run is final, the work chart keeps all its points and its y axis never shrinks.
+func TestCurvesStayDuringRun(t *testing.T) {
+	srv := MustOpenServer(t)
+	ctx := MustOpenTab(t)
+	hookTab(t, ctx)
+	openLab(t, ctx, srv.URL+"/backoff?trials=30")
+	waitDrawn(t, ctx)
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`(() => {
+		const p = window.__playground; p.watch = [];
+		const tick = () => {
+			const work = Object.values(p.series).filter((s) => s.chart === "work");
+			const plot = [...p.charts.plots].find(([k]) => k.startsWith("work\u0000"));
+			p.watch.push({ n: Math.min(...work.map((s) => s.x.length)), ymax: plot ? plot[1].u.scales.y.max : 0, final: p.state.run.phase === "done" && !p.state.stale() });
+			if (!p.stopWatch) requestAnimationFrame(tick);
+		};
+		requestAnimationFrame(tick); })()`)); err != nil {
+		t.Fatal(err)
+	}
+	prev := lastSent(t, ctx)
+	moveSlider(t, ctx, "base", 600, true)
+	waitSettled(t, ctx, prev)
+	waitDrawn(t, ctx)
+	type frame struct {
+		N     int
+		YMax  float64
+		Final bool
+	}
+	frames := eval[[]frame](t, ctx, `(() => { const p = window.__playground; p.stopWatch = true; return p.watch.map((f) => ({ N: f.n, YMax: f.ymax, Final: f.final })); })()`)
+	points := 0
+	for _, f := range frames {
+		points = max(points, f.N)
+	}
+	var last float64
+	for i, f := range frames {
+		if f.Final {
+			break
+		}
+		if f.N < points {
+			t.Errorf("frame %d: the work chart shows %d points per curve, it had %d", i, f.N, points)
+		}
+		if f.YMax < last {
+			t.Errorf("frame %d: the y axis shrank from %v to %v before the run was final", i, last, f.YMax)
+		}
+		last = f.YMax
+	}
+	t.Logf("%d frames watched, %d points per curve", len(frames), points)
+}
+
+// TestFollowing sets the page to follow a scenario from outside (a room's presenter): the
+// controls show it but take no input, and the numbers are the scenario's.
+func TestFollowing(t *testing.T) {
+	srv := MustOpenServer(t)
+	ctx := MustOpenTab(t)
+	hookTab(t, ctx)
+	openLab(t, ctx, srv.URL+"/backoff?trials=5&sweep=off")
+	prev := lastSent(t, ctx)
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`window.__playground.setFollowing(true); window.__playground.setScenario({ clients: "70", trials: "5", sweep: "off" }, "server")`)); err != nil {
+		t.Fatal(err)
+	}
+	waitSettled(t, ctx, prev)
+	if s := eval[string](t, ctx, `location.search`); s != "?clients=70&trials=5&sweep=off" {
+		t.Errorf("search = %q, want the presenter's scenario", s)
+	}
+	if v := textValue(t, ctx, "clients"); v != "70" {
+		t.Errorf("clients box = %q, want 70", v)
+	}
+	if !eval[bool](t, ctx, `document.getElementById("controls").inert`) {
+		t.Errorf("a follower's controls take input")
+	}
+	if got, want := pageSummary(t, ctx), apiSummary(t, srv.URL, "backoff", "?clients=70&trials=5&sweep=off"); got != want {
+		t.Errorf("follower's numbers differ from the API's")
+	}
+}

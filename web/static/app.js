@@ -50,5 +50,7 @@ document.getElementById("copy-link")?.addEventListener("click", async () => {
 state.setScenario(start.values, "boot");
 stream.connect();
 
-// For rooms, tours and reconnects: set the scenario as the server or a presenter has it.
+// For rooms, tours and reconnects: set the scenario as the server or a presenter has it, and
+// follow (controls show the scenario but take no input) or stop following.
 export function setScenario(values, source = "server") { state.setScenario(values, source); }
+export function setFollowing(on) { state.setFollowing(on); }

@@ -101,6 +101,8 @@ export function wireControls(state, form) {
         }
       }
     }
+    form.inert = state.view.following;
+    form.classList.toggle("following", state.view.following);
     const urlBox = document.getElementById("url-errors");
     if (urlBox && !state.urlErrors.length) urlBox.replaceChildren();
   }

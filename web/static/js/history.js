@@ -22,6 +22,7 @@ export function wireHistory(state) {
   };
 
   state.on("values", ({ source, ok, commit }) => {
+    if (source === "follow") return;
     if (source === "server-error") {
       write(accepted, false);
       gesture = false;

@@ -5,6 +5,7 @@ export function installProbe(state, stream, results, charts) {
     frames: 0, runs: 0, done: 0, draws: 0, latencies: [], errors: [], staleLog: [],
     summary: results.summary, series: results.series, state, charts,
     setScenario: (values, source = "server") => state.setScenario(values, source),
+    setFollowing: (on) => state.setFollowing(on),
   });
   // Latency: every input is timed to the first redraw that shows its request's results or a
   // newer one's. An input superseded before any redraw is timed too, to the redraw the person

@@ -15,7 +15,7 @@ export class State extends EventTarget {
     this.urlErrors = urlErrors; // the opening link's problems, until the first change
     this.moved = ""; // the parameter the person changed last
     this.source = "boot";
-    this.view = { sharedAxes: true };
+    this.view = { sharedAxes: true, following: false };
     this.run = {
       phase: "connecting", // connecting, running, done, error, busy, idle, lost
       wantId: 0, // the request of the scenario asked for last
@@ -46,6 +46,13 @@ export class State extends EventTarget {
     this.emit("values", { source, ok, commit: !!opts.commit });
     if (ok) this.emit("request", { query: encode(this.spec, this.scenario), source, commit: !!opts.commit });
     else this.emit("run", {});
+  }
+
+  // setFollowing makes the page follow someone else's scenario (a room's presenter): the
+  // controls show the values setScenario(…, "server") brings but take no input.
+  setFollowing(on) {
+    this.view.following = !!on;
+    this.emit("values", { source: "follow", ok: true });
   }
 
   // serverError shows an error the server reported for the scenario asked for: at the
