@@ -552,10 +552,6 @@ func LabPage(p Page) templ.Component {
 					}
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 42, "</div></div><div class=\"more\">")
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
 			for _, t := range p.Lab.View.Tables {
 				if !t.Bottom {
 					templ_7745c5c3_Err = table(t, pageValues(p)).Render(ctx, templ_7745c5c3_Buffer)
@@ -563,6 +559,10 @@ func LabPage(p Page) templ.Component {
 						return templ_7745c5c3_Err
 					}
 				}
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 42, "</div></div><div class=\"more\">")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
 			}
 			for _, ch := range rest(p.Lab.View) {
 				templ_7745c5c3_Err = chart(ch, pageValues(p)).Render(ctx, templ_7745c5c3_Buffer)
