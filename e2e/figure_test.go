@@ -432,3 +432,38 @@ func TestFollowing(t *testing.T) {
 		t.Errorf("follower's numbers differ from the API's")
 	}
 }
+
+// TestServerErrorAtMovedControl types a client count the server refuses for its work budget:
+// the message shows at the control the person changed and at the parameter it names (opening
+// the folded group that holds it), and the address keeps the last scenario that ran.
+func TestServerErrorAtMovedControl(t *testing.T) {
+	srv := MustOpenServer(t)
+	ctx := MustOpenTab(t)
+	hookTab(t, ctx)
+	openLab(t, ctx, srv.URL+"/backoff?clients=10&trials=1000&sweep=off")
+	good := eval[string](t, ctx, `location.href`)
+	prev := lastSent(t, ctx)
+	typeValue(t, ctx, textSel("clients"), "1000")
+	if !waitSettled(t, ctx, prev) {
+		t.Fatalf("clients=1000 with trials=1000 ran; the test needs a scenario over the work budget")
+	}
+	type shown struct {
+		Clients, Trials, Status, Href string
+		Open                          bool
+	}
+	s := eval[shown](t, ctx, `({ Clients: document.getElementById("err-clients").textContent,
+		Trials: document.getElementById("err-trials").textContent, Status: document.getElementById("status").textContent,
+		Href: location.href, Open: document.getElementById("err-trials").closest("details").open })`)
+	if !strings.Contains(s.Clients, "lower trials") || !strings.Contains(s.Trials, "lower trials") {
+		t.Errorf("messages at clients %q and trials %q, want both to say what to lower", s.Clients, s.Trials)
+	}
+	if !s.Open {
+		t.Errorf("the group holding trials stayed folded with an error in it")
+	}
+	if s.Href != good {
+		t.Errorf("location.href = %q after a refused scenario, want the last that ran, %q", s.Href, good)
+	}
+	if !strings.HasPrefix(s.Status, "Not run") {
+		t.Errorf("status = %q", s.Status)
+	}
+}

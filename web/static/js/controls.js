@@ -82,11 +82,10 @@ export function wireControls(state, form) {
       }
       const ctl = form.querySelector(`.control[data-param="${p.name}"]`);
       const err = document.getElementById("err-" + p.name);
-      const msg = state.errors[p.name] || "";
-      if (err && (err.textContent !== msg || !state.urlErrors.length)) {
-        const fromURL = state.urlErrors.find((e) => e.param === p.name);
-        err.textContent = msg || (fromURL ? fromURL.error : "");
-      }
+      // A problem of the opening link stays at its control until the person changes something.
+      const fromURL = state.urlErrors.find((e) => e.param === p.name);
+      const msg = state.errors[p.name] || (fromURL ? fromURL.error : "");
+      if (err && err.textContent !== msg) err.textContent = msg;
       if (ctl) {
         const bad = !!(err && err.textContent);
         ctl.classList.toggle("invalid", bad);
