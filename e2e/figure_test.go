@@ -64,6 +64,12 @@ func TestDragShowsStaleLabelled(t *testing.T) {
 	if !found {
 		t.Errorf("during the drag the page never said it showed Clients = 100 while computing another; notes: %q", log)
 	}
+	// Refinement is reported as it goes ("Refining: 20 of 20 trials…"), then the final state.
+	statuses := eval[[]string](t, ctx, `window.__playground.statusLog`)
+	refining := slices.ContainsFunc(statuses, func(s string) bool { return strings.HasPrefix(s, "Refining: ") && strings.HasSuffix(s, " of 20 trials…") })
+	if !refining || !strings.Contains(statuses[len(statuses)-1], "final") {
+		t.Errorf("statuses = %q, want refinement reported as N of 20 trials and a final state last", statuses)
+	}
 	type final struct {
 		Stale, Hidden bool
 		Note, Table   string

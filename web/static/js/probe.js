@@ -2,7 +2,7 @@
 // observe the application; nothing in it depends on them.
 export function installProbe(state, stream, results, charts) {
   const probe = (window.__playground = {
-    frames: 0, runs: 0, done: 0, draws: 0, latencies: [], errors: [], staleLog: [],
+    frames: 0, runs: 0, done: 0, draws: 0, latencies: [], errors: [], staleLog: [], statusLog: [],
     summary: results.summary, series: results.series, state, charts,
     setScenario: (values, source = "server") => state.setScenario(values, source),
     setFollowing: (on) => state.setFollowing(on),
@@ -24,6 +24,12 @@ export function installProbe(state, stream, results, charts) {
   stream.addEventListener("error", (e) => {
     probe.errors.push(e.detail.error);
     pending = pending.filter((p) => p.id > e.detail.id);
+  });
+  // Every status the page showed, in order.
+  const statusEl = document.getElementById("status");
+  state.on("run", () => {
+    const t = statusEl.textContent;
+    if (probe.statusLog[probe.statusLog.length - 1] !== t) probe.statusLog.push(t);
   });
   let started = -1;
   state.on("run", () => {
