@@ -13,6 +13,14 @@ const LABEL_FONT = 'bold 14px system-ui, -apple-system, "Segoe UI", Roboto, sans
 // Tick steps for duration axes (milliseconds): whole seconds, minutes and hours.
 const MS_INCRS = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 250, 500,
   1e3, 2e3, 5e3, 1e4, 15e3, 3e4, 6e4, 12e4, 3e5, 6e5, 9e5, 18e5, 36e5, 72e5, 108e5, 216e5, 432e5, 864e5];
+// Time units a chart's x_unit or y_unit may name, in milliseconds.
+const TIME_UNITS = { "µs": 1e-3, us: 1e-3, ms: 1, s: 1e3, min: 6e4, h: 3.6e6 };
+export const timeFactor = (unit) => TIME_UNITS[unit] || 0;
+
+// References (series beside the compared ones): greys with at least 3:1 contrast on white.
+const REF_COLOURS = ["#5f5f5f", "#8a8a8a"];
+const REF_DASHES = [[], [2, 3], [12, 4]];
+
 const INT_INCRS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1e3, 2e3, 2500, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6];
 
 export class Charts {
@@ -23,6 +31,9 @@ export class Charts {
     this.plots = new Map(); // chart id + "\u0000" + panel → {u, sig, holder}
     this.ranges = new Map(); // chart id (or id/panel) → {x, y}: the axes as far as they have grown
     this.byId = new Map(state.spec.view.charts.map((c) => [c.id, c]));
+    const key = state.params.get(state.spec.view.key);
+    this.keyCount = key ? key.options.length : 0;
+    this.refs = new Map(); // reference series' labels, in order of first sight
     this.observer = new ResizeObserver((entries) => {
       for (const e of entries) {
         const id = e.target.closest(".chart")?.dataset.chart;
@@ -43,6 +54,19 @@ export class Charts {
         this.drawAll();
       });
     }
+  }
+
+  // styleFor is a series' style in a chart: the key's style for the things the lab compares;
+  // beside them, any other series (an exact count, a limit, the offered load) is a reference,
+  // drawn in grey with its own dash; in a chart of no compared things, the next styles.
+  styleFor(chart, label) {
+    const st = this.style(label);
+    if (st.index < this.keyCount) return st;
+    const compared = this.results.ofChart(chart.id).some((s) => this.style(s.label).index < this.keyCount);
+    if (!compared) return st;
+    if (!this.refs.has(label)) this.refs.set(label, this.refs.size);
+    const i = this.refs.get(label);
+    return { index: st.index, colour: REF_COLOURS[i % REF_COLOURS.length], dash: REF_DASHES[i % REF_DASHES.length] };
   }
 
   box(id) { return document.querySelector(`#chart-${CSS.escape(id)} .plots`); }
@@ -90,7 +114,7 @@ export class Charts {
       const W = Math.max(0, ...widths);
       if (W > 0 && widths.every((w) => Math.abs(W / w - Math.round(W / w)) < 1e-6)) {
         panels = panels.map((p) => ({ ...p, series: p.series.map((s) => rebin(s, W)) }));
-        binNote = chart.x_unit === "ms" ? duration(W) : sig(W);
+        binNote = timeFactor(chart.x_unit) ? duration(W * timeFactor(chart.x_unit)) : sig(W);
       }
     }
 
@@ -166,7 +190,7 @@ export class Charts {
         if (b.lo && b.hi) {
           cols.push(align(xs, b.hi), align(xs, b.lo));
           meta.push({ s, band: "hi" }, { s, band: "lo" });
-          bandsOpt.push({ series: [meta.length - 1, meta.length], fill: this.style(s.label).colour + "26" });
+          bandsOpt.push({ series: [meta.length - 1, meta.length], fill: this.styleFor(chart, s.label).colour + "26" });
         }
         void i;
       });
@@ -219,12 +243,14 @@ export class Charts {
 
   options(chart, meta, bands, width, height, bars, ctx0, xAxis) {
     const ctx = { ...ctx0 };
-    const style = this.style;
-    const xDur = chart.x_unit === "ms", yDur = chart.y_unit === "ms";
-    const tick = (dur, pct) => (u, splits) => {
-      if (dur) {
-        const unit = durationUnit(Math.max(...splits.map(Math.abs).filter(isFinite)));
-        return splits.map((v) => (v == null ? "" : chart.log_y && dur === "y" ? duration(v, 2) : sig(v / unit.per, 3) + " " + unit.name));
+    const style = (label) => this.styleFor(chart, label);
+    // Time axes: ticks at whole seconds, minutes…, written in one unit per axis (per tick on
+    // a log axis), whatever unit the series carry.
+    const xDur = timeFactor(chart.x_unit), yDur = timeFactor(chart.y_unit);
+    const tick = (f, log, pct) => (u, splits) => {
+      if (f) {
+        const unit = durationUnit(Math.max(...splits.map(Math.abs).filter(isFinite)) * f);
+        return splits.map((v) => (v == null ? "" : log ? duration(v * f, 2) : sig((v * f) / unit.per, 3) + " " + unit.name));
       }
       return splits.map((v) => (v == null ? "" : number(v) + (pct ? "%" : "")));
     };
@@ -247,7 +273,7 @@ export class Charts {
         points: { show: !bars, size: 5, fill: st.colour, filter: (u, si, show) => (show && u.data[0].length <= 40 ? null : []) },
       });
     }
-    const intIncrs = (on, dur) => (dur ? MS_INCRS : on ? INT_INCRS : undefined);
+    const intIncrs = (on, f) => (f ? MS_INCRS.map((x) => x / f) : on ? INT_INCRS : undefined);
     const opts = {
       width, height,
       legend: { show: false },
@@ -258,11 +284,11 @@ export class Charts {
       },
       axes: [
         xAxis
-          ? { label: chart.x_label, font: FONT, labelFont: LABEL_FONT, values: tick(xDur ? "x" : false, chart.x_unit === "%"), incrs: intIncrs(chart.int_x, xDur && !chart.log_x), labelSize: 22, size: 36 }
-          : { font: FONT, values: (u, splits) => splits.map(() => ""), incrs: intIncrs(chart.int_x, xDur && !chart.log_x), size: 4, ticks: { show: false } },
+          ? { label: chart.x_label, font: FONT, labelFont: LABEL_FONT, values: tick(xDur, chart.log_x, chart.x_unit === "%"), incrs: intIncrs(chart.int_x, chart.log_x ? 0 : xDur), labelSize: 22, size: 36 }
+          : { font: FONT, values: (u, splits) => splits.map(() => ""), incrs: intIncrs(chart.int_x, chart.log_x ? 0 : xDur), size: 4, ticks: { show: false } },
         chart.split
-          ? { font: FONT, values: tick(yDur ? "y" : false, chart.y_unit === "%"), incrs: intIncrs(chart.int_y, yDur && !chart.log_y), size: 60 }
-          : { label: chart.y_label, font: FONT, labelFont: LABEL_FONT, values: tick(yDur ? "y" : false, chart.y_unit === "%"), incrs: intIncrs(chart.int_y, yDur && !chart.log_y), size: 70, labelSize: 22 },
+          ? { font: FONT, values: tick(yDur, chart.log_y, chart.y_unit === "%"), incrs: intIncrs(chart.int_y, chart.log_y ? 0 : yDur), size: 60 }
+          : { label: chart.y_label, font: FONT, labelFont: LABEL_FONT, values: tick(yDur, chart.log_y, chart.y_unit === "%"), incrs: intIncrs(chart.int_y, chart.log_y ? 0 : yDur), size: 70, labelSize: 22 },
       ],
       series,
       bands,
@@ -279,7 +305,7 @@ export class Charts {
     const seen = new Map();
     for (const p of panels) for (const s of p.series) if (!seen.has(s.label)) seen.set(s.label, s);
     const items = [...seen.values()].map((s) => {
-      const st = this.style(s.label);
+      const st = this.styleFor(chart, s.label);
       const dash = s.style === "dashed" ? [6, 4] : st.dash;
       return `<li><svg width="28" height="10" aria-hidden="true"><line x1="1" y1="5" x2="27" y2="5" stroke="${st.colour}" stroke-width="3" stroke-dasharray="${dash.join(" ")}"/></svg>${escapeHTML(s.label || s.name)}</li>`;
     });
@@ -355,8 +381,8 @@ function logSafe(y, log) {
 
 // describe is a chart's short text summary for screen readers.
 function describe(chart, series, bars, yUnit) {
-  const fx = (x) => (chart.x_unit === "ms" ? duration(x) : number(x));
-  const fy = (y) => (chart.y_unit === "ms" ? duration(y) : number(y) + (chart.y_unit === "%" ? "%" : ""));
+  const fx = (x) => (timeFactor(chart.x_unit) ? duration(x * timeFactor(chart.x_unit)) : number(x) + (chart.x_unit === "%" ? "%" : ""));
+  const fy = (y) => (timeFactor(chart.y_unit) ? duration(y * timeFactor(chart.y_unit)) : number(y) + (chart.y_unit === "%" ? "%" : ""));
   const parts = series.map((s) => {
     const pts = s.x.map((x, i) => [x, s.y[i]]).filter((p) => p[1] != null);
     if (!pts.length) return `${s.label}: no data`;
