@@ -269,7 +269,8 @@ export class Charts {
         width: bars ? 1 : 2.25,
         dash: bars ? undefined : dash,
         spanGaps: true,
-        paths: bars ? uPlot.paths.bars({ size: [1, Infinity], align: 1, gap: 0 }) : chart.kind === "steps" ? uPlot.paths.stepped({ align: 1 }) : undefined,
+        // Histograms of whole values (IntX) centre each bar on its value; others start it there.
+        paths: bars ? uPlot.paths.bars({ size: [1, Infinity], align: chart.int_x ? 0 : 1, gap: 0 }) : chart.kind === "steps" ? uPlot.paths.stepped({ align: 1 }) : undefined,
         points: { show: !bars, size: 5, fill: st.colour, filter: (u, si, show) => (show && u.data[0].length <= 40 ? null : []) },
       });
     }
@@ -307,7 +308,10 @@ export class Charts {
     const items = [...seen.values()].map((s) => {
       const st = this.styleFor(chart, s.label);
       const dash = s.style === "dashed" ? [6, 4] : st.dash;
-      return `<li><svg width="28" height="10" aria-hidden="true"><line x1="1" y1="5" x2="27" y2="5" stroke="${st.colour}" stroke-width="3" stroke-dasharray="${dash.join(" ")}"/></svg>${escapeHTML(s.label || s.name)}</li>`;
+      const mark = chart.bars || chart.kind === "bars"
+        ? `<rect x="6" y="0" width="16" height="10" fill="${st.colour}55" stroke="${st.colour}"/>`
+        : `<line x1="1" y1="5" x2="27" y2="5" stroke="${st.colour}" stroke-width="3" stroke-dasharray="${dash.join(" ")}"/>`;
+      return `<li><svg width="28" height="10" aria-hidden="true">${mark}</svg>${escapeHTML(s.label || s.name)}</li>`;
     });
     const html = chart.split && (chart.bars || chart.kind === "bars") ? "" : items.join("");
     if (el.innerHTML !== html) el.innerHTML = html;
@@ -346,11 +350,12 @@ function align(xs, s) {
 function extent(series, bars, chart, results) {
   let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
   for (const s of series) {
-    const w = bars ? binWidth(s) : 0;
+    const w = bars ? binWidth(s) || 1 : 0;
+    const [left, right] = chart.int_x ? [w / 2, w / 2] : [0, w];
     const ys = [s.y];
     const b = results.bandsOf(s.name);
     if (!bars && b.lo && b.hi) ys.push(b.lo.y, b.hi.y);
-    s.x.forEach((x) => { x0 = Math.min(x0, x); x1 = Math.max(x1, x + w); });
+    s.x.forEach((x) => { x0 = Math.min(x0, x - left); x1 = Math.max(x1, x + right); });
     for (const arr of ys) for (const y of arr) {
       if (y == null || !isFinite(y) || (chart.log_y && y <= 0)) continue;
       y0 = Math.min(y0, y);

@@ -17,6 +17,8 @@ export function styler(keyOptions) {
       if (!others.has(label)) others.set(label, keyOptions.length + others.size);
       i = others.get(label);
     }
-    return { index: i, colour: colours[i % colours.length], dash: dashes[i % dashes.length], dashName: dashNames[i % dashes.length] };
+    // Past the seventh style the dashes shift, so that no two places share colour and dash.
+    const d = (i + Math.floor(i / colours.length)) % dashes.length;
+    return { index: i, colour: colours[i % colours.length], dash: dashes[d], dashName: dashNames[d] };
   };
 }

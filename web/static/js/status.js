@@ -1,7 +1,15 @@
 // The status line, the progress bar and the honesty of the picture: when the numbers on show
 // belong to other values than those asked for, the results say so and say which; headings
 // name the values of the numbers under them.
-import { group, paramValue } from "./format.js";
+import { group, duration, paramValue } from "./format.js";
+
+// amount writes a refinement count with its unit: "30 of 100 trials"; a unit of simulated
+// time ("ms simulated") is written as a duration: "10 s of 30 s simulated".
+function amount(n, unit, bare = false) {
+  const m = /^ms\b\s*(.*)$/.exec(unit || "");
+  if (m) return duration(n) + (bare || !m[1] ? "" : " " + m[1]);
+  return group(n) + (bare ? "" : " " + unit);
+}
 
 export function wireStatus(state) {
   const statusEl = document.getElementById("status");
@@ -26,12 +34,12 @@ export function wireStatus(state) {
     } else if (run.phase === "lost" || run.phase === "busy") {
       text = run.message;
     } else if (run.phase === "done") {
-      text = `Done in ${group(Math.round(run.ms))} ms` + (refine ? ` — final, over all ${group(refine.total)} ${refine.unit}.` : " — final.");
+      text = `Done in ${group(Math.round(run.ms))} ms` + (refine ? ` — final, over all ${amount(refine.total, refine.unit)}.` : " — final.");
       frac = 1;
     } else {
       if (refine) {
         frac = refine.total ? refine.done / refine.total : 0;
-        text = `Refining: ${group(refine.done)} of ${group(refine.total)} ${refine.unit}…`;
+        text = `Refining: ${amount(refine.done, refine.unit, true)} of ${amount(refine.total, refine.unit)}…`;
       } else if (run.progress && run.progress.total) {
         frac = run.progress.done / run.progress.total;
         text = `Computing… ${Math.round(100 * frac)}%`;
