@@ -3,11 +3,17 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"math"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/resilience-playground/playground/labs"
+	"github.com/resilience-playground/playground/param"
 )
 
 // waitDrawn waits until the page has drawn the final numbers of the scenario it asked for:
@@ -471,5 +477,120 @@ func TestServerErrorAtMovedControl(t *testing.T) {
 	}
 	if !strings.HasPrefix(s.Status, "Not run") {
 		t.Errorf("status = %q", s.Status)
+	}
+}
+
+// visiblePlots lists the charts and small-multiple panels wholly inside the viewport.
+const visiblePlots = `[...document.querySelectorAll(".plot")].filter((p) => {
+	const r = p.getBoundingClientRect();
+	return p.querySelector("canvas") && r.height > 0 && r.top >= 0 && r.bottom <= innerHeight && r.left >= 0 && r.right <= innerWidth;
+}).map((p) => p.getAttribute("aria-label"))`
+
+// namedJS lists charts, panels, tables and the progress bar without an accessible name, and
+// plots without a text summary.
+const namedJS = `(() => {
+	const out = [];
+	const named = (el) => { const ids = (el.getAttribute("aria-labelledby") || "").split(" ").filter(Boolean);
+		return (el.getAttribute("aria-label") || ids.map((i) => document.getElementById(i)?.textContent || "").join("")).trim(); };
+	for (const s of document.querySelectorAll("section.chart")) {
+		if (!named(s)) out.push("section " + s.id);
+		for (const p of s.querySelectorAll(".plot")) {
+			if (p.getAttribute("role") !== "img" || !named(p)) out.push("plot in " + s.id);
+			const d = document.getElementById(p.getAttribute("aria-describedby") || "");
+			if (!d || d.textContent.trim().length < 20) out.push("summary of a plot in " + s.id);
+		}
+	}
+	for (const t of document.querySelectorAll("table")) if (!named(t)) out.push("table");
+	if (!named(document.getElementById("progress"))) out.push("progress");
+	return out; })()`
+
+// TestEveryLabPage checks, for every lab of the registry, what the page promises whatever the
+// lab: the first screen at 1280×720 shows at least two whole charts (a small-multiple panel
+// counts as one), every chart and table is named, every slider announces its value with its
+// unit, a moved slider labels the old picture as such until the new one is final, an invalid
+// value stays out of the address, and Back undoes a release.
+func TestEveryLabPage(t *testing.T) {
+	srv := MustOpenServer(t)
+	for _, l := range labs.Registry().All() {
+		t.Run(l.Name, func(t *testing.T) {
+			ctx := MustOpenTab(t)
+			hookTab(t, ctx)
+			if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 720)); err != nil {
+				t.Fatal(err)
+			}
+			openLab(t, ctx, srv.URL+"/"+l.Name)
+			waitDrawn(t, ctx)
+			if ids := eval[[]string](t, ctx, visiblePlots); len(ids) < 2 {
+				t.Errorf("charts wholly on the first screen at 1280x720: %q, want at least two", ids)
+			}
+			if missing := eval[[]string](t, ctx, namedJS); len(missing) > 0 {
+				t.Errorf("without an accessible name or summary: %q", missing)
+			}
+			texts := eval[map[string]string](t, ctx, `Object.fromEntries([...document.querySelectorAll("#controls input[type=range]")].map((s) => [s.dataset.for, s.getAttribute("aria-valuetext") || ""]))`)
+			var slider *param.Spec
+			for _, sp := range l.Params {
+				text, ok := texts[sp.Name]
+				if !ok {
+					continue
+				}
+				if text == "" {
+					t.Errorf("%s: no aria-valuetext", sp.Name)
+				}
+				if sp.Kind == param.Duration && !regexp.MustCompile(`\d (µs|ms|s|min|h)$`).MatchString(text) {
+					t.Errorf("%s: aria-valuetext %q lacks a time unit", sp.Name, text)
+				}
+				if sp.Unit != "" && sp.Kind != param.Duration && !strings.HasSuffix(text, sp.Unit) {
+					t.Errorf("%s: aria-valuetext %q lacks its unit %q", sp.Name, text, sp.Unit)
+				}
+				if slider == nil && sp.Kind == param.Int && sp.Group == "" && !sp.Log {
+					slider = &sp
+				}
+			}
+			if slider == nil {
+				t.Skip("no linear whole-number slider among the main controls")
+			}
+
+			// An invalid value: reported at its control, never sent, never in the address.
+			good := eval[string](t, ctx, `location.href`)
+			prev := lastSent(t, ctx)
+			typeValue(t, ctx, textSel(slider.Name), strconv.FormatInt(int64(slider.Max)+1, 10))
+			waitFor(t, ctx, fmt.Sprintf(`document.getElementById("err-%s").textContent !== ""`, slider.Name))
+			if href := eval[string](t, ctx, `location.href`); href != good {
+				t.Errorf("location.href = %q after an invalid %s, want %q", href, slider.Name, good)
+			}
+			if n := lastSent(t, ctx); n != prev {
+				t.Errorf("an invalid value was sent")
+			}
+
+			// Two releases of the slider, then Back.
+			step := func(pos float64) state {
+				prev := lastSent(t, ctx)
+				moveSlider(t, ctx, slider.Name, pos, true)
+				waitSettled(t, ctx, prev)
+				waitDrawn(t, ctx)
+				return readState(t, ctx)
+			}
+			lo, hi := slider.Min, slider.Max
+			first := step(math.Round(lo + (hi-lo)/3))
+			second := step(math.Round(lo + (hi-lo)/2))
+			if first.Search == second.Search {
+				t.Fatalf("two releases gave one URL %q", first.Search)
+			}
+			if log := eval[[]string](t, ctx, `window.__playground.staleLog`); !slices.ContainsFunc(log, func(s string) bool { return strings.HasPrefix(s, "Showing ") }) {
+				t.Errorf("a moved slider never labelled the old picture; notes %q", log)
+			}
+			if eval[bool](t, ctx, `document.getElementById("lab").classList.contains("stale")`) {
+				t.Errorf("the final picture is labelled stale")
+			}
+			prev = lastSent(t, ctx)
+			if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`history.back()`)); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, ctx, fmt.Sprintf(`location.search === %q`, first.Search))
+			waitSettled(t, ctx, prev)
+			if got := readState(t, ctx); got.Raw != first.Raw {
+				t.Errorf("Back: numbers differ from those first shown at %s", first.Search)
+			}
+		})
 	}
 }
