@@ -542,18 +542,18 @@ func TestEveryLabPage(t *testing.T) {
 				if sp.Unit != "" && sp.Kind != param.Duration && !strings.HasSuffix(text, sp.Unit) {
 					t.Errorf("%s: aria-valuetext %q lacks its unit %q", sp.Name, text, sp.Unit)
 				}
-				if slider == nil && sp.Kind == param.Int && sp.Group == "" && !sp.Log {
+				if slider == nil && (sp.Kind == param.Int || sp.Kind == param.Float) && sp.Group == "" {
 					slider = &sp
 				}
 			}
 			if slider == nil {
-				t.Skip("no linear whole-number slider among the main controls")
+				t.Skip("no numeric slider among the main controls")
 			}
 
 			// An invalid value: reported at its control, never sent, never in the address.
 			good := eval[string](t, ctx, `location.href`)
 			prev := lastSent(t, ctx)
-			typeValue(t, ctx, textSel(slider.Name), strconv.FormatInt(int64(slider.Max)+1, 10))
+			typeValue(t, ctx, textSel(slider.Name), strconv.FormatFloat(slider.Max*2+1, 'f', -1, 64))
 			waitFor(t, ctx, fmt.Sprintf(`document.getElementById("err-%s").textContent !== ""`, slider.Name))
 			if href := eval[string](t, ctx, `location.href`); href != good {
 				t.Errorf("location.href = %q after an invalid %s, want %q", href, slider.Name, good)
@@ -570,7 +570,9 @@ func TestEveryLabPage(t *testing.T) {
 				waitDrawn(t, ctx)
 				return readState(t, ctx)
 			}
-			lo, hi := slider.Min, slider.Max
+			// Positions on the slider itself (a logarithmic one has its own scale).
+			lo := eval[float64](t, ctx, fmt.Sprintf(`Number(document.querySelector(%q).min)`, rangeSel(slider.Name)))
+			hi := eval[float64](t, ctx, fmt.Sprintf(`Number(document.querySelector(%q).max)`, rangeSel(slider.Name)))
 			first := step(math.Round(lo + (hi-lo)/3))
 			second := step(math.Round(lo + (hi-lo)/2))
 			if first.Search == second.Search {
