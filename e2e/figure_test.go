@@ -593,6 +593,22 @@ func TestEveryLabPage(t *testing.T) {
 			if got := readState(t, ctx); got.Raw != first.Raw {
 				t.Errorf("Back: numbers differ from those first shown at %s", first.Search)
 			}
+
+			// On a 390 px phone a chart stays in view while the slider moves.
+			phone := MustOpenTab(t)
+			hookTab(t, phone)
+			if err := chromedp.Do(phone, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile)); err != nil {
+				t.Fatal(err)
+			}
+			openLab(t, phone, srv.URL+"/"+l.Name)
+			waitDrawn(t, phone)
+			if err := chromedp.Do(phone, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.querySelector(%q).scrollIntoView({ block: "end" })`, rangeSel(slider.Name)))); err != nil {
+				t.Fatal(err)
+			}
+			moveSlider(t, phone, slider.Name, math.Round(lo+(hi-lo)/3), false)
+			if ids := eval[[]string](t, phone, visiblePlots); len(ids) < 1 {
+				t.Errorf("390 px: no chart wholly in view while %s moves", slider.Name)
+			}
 		})
 	}
 }
