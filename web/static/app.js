@@ -31,8 +31,13 @@ results.addEventListener("draw", (e) => {
   for (const k of e.detail.tables) for (const t of spec.view.tables) if (t.key === k) renderTable(state, results, style, t);
 });
 // Headings and marks follow the picture shown; axes fit once the run is final.
+let fitted = -1;
 state.on("run", () => {
-  if (state.run.phase === "done") charts.drawAll();
+  const run = state.run;
+  if (run.phase === "done" && run.startedId !== fitted && !state.stale()) {
+    fitted = run.startedId;
+    results.redrawAll(spec.view.charts.map((c) => c.id));
+  }
 });
 installProbe(state, stream, results, charts);
 

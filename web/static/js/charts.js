@@ -34,10 +34,19 @@ export class Charts {
     const key = state.params.get(state.spec.view.key);
     this.keyCount = key ? key.options.length : 0;
     this.refs = new Map(); // reference series' labels, in order of first sight
+    // Widths of the charts' boxes (a panel's, for small multiples), read when the layout is
+    // fresh: reading layout while drawing would force the browser to lay out the page again
+    // at every frame.
+    this.widths = new Map();
     this.observer = new ResizeObserver((entries) => {
       for (const e of entries) {
         const id = e.target.closest(".chart")?.dataset.chart;
-        if (id) this.draw(id);
+        const chart = id && this.byId.get(id);
+        if (!chart) continue;
+        const w = Math.max(200, Math.floor(chart.split ? panelWidth(e.target) : e.contentRect.width));
+        if (this.widths.get(id) === w) continue;
+        this.widths.set(id, w);
+        this.draw(id);
       }
     });
     for (const c of state.spec.view.charts) {
@@ -126,6 +135,7 @@ export class Charts {
     const extents = panels.map((p) => extent(p.series, bars, chart, this.results));
     const all = merge(extents);
     const fit = this.settled();
+    this.fitNow = fit;
     const keep = new Set();
     const note = document.querySelector(`#chart-${CSS.escape(id)} .chart-note`);
     let noteText = "";
@@ -134,13 +144,18 @@ export class Charts {
     }
     if (note && note.textContent !== noteText) note.textContent = noteText;
 
+    // Read the layout once, before writing to the page (reading it between writes forces the
+    // browser to lay the page out again for every panel).
+    if (!this.widths.has(id)) this.widths.set(id, Math.max(200, Math.floor(chart.split ? panelWidth(box) : box.clientWidth)));
+    const width = this.widths.get(id);
+    const count = panels.length;
     panels.forEach((panel, pi) => {
       const key = id + "\u0000" + panel.key;
       keep.add(key);
       const ext = shared || !chart.split ? all : extents[pi];
       const rkey = chart.split && !shared ? key : id;
       const r = this.grow(rkey, ext, fit, isFinite(mark) ? mark : null, chart, bars);
-      this.panel(chart, box, key, panel, r, bars, binNote, mark, markP, values, pi, pi === panels.length - 1);
+      this.panel(chart, box, key, panel, r, bars, binNote, mark, markP, values, pi, pi === panels.length - 1, width, count);
     });
     for (const [key, p] of this.plots) {
       if (key.startsWith(id + "\u0000") && !keep.has(key)) {
@@ -173,13 +188,16 @@ export class Charts {
     return r;
   }
 
-  panel(chart, box, key, panel, r, bars, binNote, mark, markP, values, pi, last) {
+  panel(chart, box, key, panel, r, bars, binNote, mark, markP, values, pi, last, width, count) {
     const series = panel.series;
-    const xs = [...new Set(series.flatMap((s) => s.x))].sort((a, b) => a - b);
+    // One x for all series: theirs when they share it (the common case, and cheap), else the
+    // union with gaps.
+    const shared = series.every((s) => sameX(s.x, series[0].x));
+    const xs = shared ? series[0]?.x || [] : [...new Set(series.flatMap((s) => s.x))].sort((a, b) => a - b);
     const cols = [];
     const meta = [];
     for (const s of series) {
-      cols.push(align(xs, s));
+      cols.push(shared ? s.y : align(xs, s));
       meta.push({ s, band: false });
     }
     // Bands (the spread of a mean) as pairs of invisible series filled between.
@@ -188,7 +206,7 @@ export class Charts {
       series.forEach((s, i) => {
         const b = this.results.bandsOf(s.name);
         if (b.lo && b.hi) {
-          cols.push(align(xs, b.hi), align(xs, b.lo));
+          cols.push(sameX(b.hi.x, xs) ? b.hi.y : align(xs, b.hi), sameX(b.lo.x, xs) ? b.lo.y : align(xs, b.lo));
           meta.push({ s, band: "hi" }, { s, band: "lo" });
           bandsOpt.push({ series: [meta.length - 1, meta.length], fill: this.styleFor(chart, s.label).colour + "26" });
         }
@@ -197,10 +215,9 @@ export class Charts {
     }
     const data = [xs, ...cols];
     const sigKey = meta.map((m) => m.s.name + (m.band || "")).join("|") + (bars ? "b" : "") + (chart.split && last ? "L" : "");
-    const width = Math.max(200, Math.floor(chart.split ? panelWidth(box) : box.clientWidth));
     const phone = innerWidth <= 760;
     // Small multiples: one x axis, under the last panel.
-    const height = chart.split ? (this.plotsCount(chart) > 3 ? 78 : 110) + (last ? 46 : 8) : phone && box.closest(".pinned") ? 190 : 250;
+    const height = chart.split ? (count > 3 ? 78 : 110) + (last ? 46 : 8) : phone && box.closest(".pinned") ? 190 : 250;
     let p = this.plots.get(key);
     if (p && p.sig !== sigKey) {
       p.u.destroy();
@@ -232,14 +249,13 @@ export class Charts {
       p.u.setData(data);
     }
     const yUnit = binNote ? `${chart.y_label} per ${binNote}` : series[0]?.y_unit || chart.y_label;
-    if (chart.split) p.title.textContent = `${panel.title} (${yUnit})`;
+    const set = (el, text) => { if (el.textContent !== text) el.textContent = text; };
+    if (chart.split) set(p.title, `${panel.title} (${yUnit})`);
     const name = chart.split ? `${chart.title}: ${panel.title}` : chart.title;
-    p.holder.setAttribute("aria-label", name);
-    p.holder.dataset.series = series.map((s) => s.name).join(",");
-    p.desc.textContent = describe(chart, series, bars, yUnit);
+    if (p.holder.getAttribute("aria-label") !== name) p.holder.setAttribute("aria-label", name);
+    // The text summary follows the final numbers (not every frame of a refinement).
+    if (this.fitNow || !p.desc.textContent) set(p.desc, describe(chart, series, bars, yUnit));
   }
-
-  plotsCount(chart) { return this.panels(chart).length; }
 
   options(chart, meta, bands, width, height, bars, ctx0, xAxis) {
     const ctx = { ...ctx0 };
@@ -303,6 +319,9 @@ export class Charts {
   legend(chart, panels) {
     const el = document.querySelector(`#chart-${CSS.escape(chart.id)} .legend`);
     if (!el) return;
+    const sig = panels.map((p) => p.series.map((s) => s.label + "|" + s.style).join(",")).join(";");
+    if (el.dataset.sig === sig) return;
+    el.dataset.sig = sig;
     const seen = new Map();
     for (const p of panels) for (const s of p.series) if (!seen.has(s.label)) seen.set(s.label, s);
     const items = [...seen.values()].map((s) => {
@@ -329,17 +348,29 @@ function panelWidth(box) {
 
 function binWidth(s) { return s.x.length >= 2 ? s.x[1] - s.x[0] : 0; }
 
-// rebin sums a histogram's counts into bins of width W.
+function sameX(a, b) {
+  if (a === b) return true;
+  if (!a || !b || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+// rebin sums a histogram's counts (x ascending) into bins of width W.
+const rebinned = new WeakMap(); // series record → {W, out}
 function rebin(s, W) {
   const w = binWidth(s);
   if (!w || Math.abs(w - W) < 1e-9) return s;
-  const m = new Map();
-  s.x.forEach((x, i) => {
-    const b = Math.floor(x / W + 1e-9) * W;
-    m.set(b, (m.get(b) || 0) + (s.y[i] || 0));
-  });
-  const x = [...m.keys()].sort((a, b) => a - b);
-  return { ...s, x, y: x.map((k) => Number(m.get(k).toPrecision(6))) };
+  const memo = rebinned.get(s);
+  if (memo && memo.W === W && memo.n === s.x.length) return memo.out;
+  const x = [], y = [];
+  for (let i = 0; i < s.x.length; i++) {
+    const b = Math.floor(s.x[i] / W + 1e-9) * W;
+    if (x.length && x[x.length - 1] === b) y[y.length - 1] += s.y[i] || 0;
+    else { x.push(b); y.push(s.y[i] || 0); }
+  }
+  const out = { ...s, x, y: y.map((v) => Number(v.toPrecision(6))) };
+  rebinned.set(s, { W, n: s.x.length, out });
+  return out;
 }
 
 function align(xs, s) {

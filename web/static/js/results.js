@@ -53,6 +53,12 @@ export class Results extends EventTarget {
         this.freshX.set(s.name, fx);
       } else {
         rec = { ...pick(meta), x: [...s.x], y: [...s.y] };
+        if (old && same(old, rec)) {
+          // The same numbers again (a run of a scenario that leaves this series alone): keep
+          // the record and spare the redraw.
+          this.fresh.add(s.name);
+          continue;
+        }
       }
       store[s.name] = rec;
       this.fresh.add(s.name);
@@ -90,6 +96,12 @@ export class Results extends EventTarget {
     this.schedule();
   }
 
+  // redrawAll redraws every chart at the next animation frame (axes fit once numbers are final).
+  redrawAll(ids) {
+    for (const id of ids) this.dirty.add(id);
+    this.schedule();
+  }
+
   // schedule redraws what changed once per animation frame.
   schedule() {
     if (this.queued) return;
@@ -112,6 +124,13 @@ export class Results extends EventTarget {
 
 function pick(s) {
   return { name: s.name, chart: s.chart, label: s.label, x_unit: s.x_unit, y_unit: s.y_unit, style: s.style, group: s.group, of: s.of, bound: s.bound };
+}
+
+function same(a, b) {
+  if (a.chart !== b.chart || a.label !== b.label || a.y_unit !== b.y_unit || a.style !== b.style || a.group !== b.group) return false;
+  if (a.x.length !== b.x.length) return false;
+  for (let i = 0; i < a.x.length; i++) if (a.x[i] !== b.x[i] || a.y[i] !== b.y[i]) return false;
+  return true;
 }
 
 function upsert(rec, x, y) {
