@@ -72,7 +72,9 @@ func TestDragShowsStaleLabelled(t *testing.T) {
 	}
 	// Refinement is reported as it goes ("Refining: 20 of 20 trials…"), then the final state.
 	statuses := eval[[]string](t, ctx, `window.__playground.statusLog`)
-	refining := slices.ContainsFunc(statuses, func(s string) bool { return strings.HasPrefix(s, "Refining: ") && strings.HasSuffix(s, " of 20 trials…") })
+	refining := slices.ContainsFunc(statuses, func(s string) bool {
+		return strings.HasPrefix(s, "Refining: ") && strings.HasSuffix(s, " of 20 trials…")
+	})
 	if !refining || !strings.Contains(statuses[len(statuses)-1], "final") {
 		t.Errorf("statuses = %q, want refinement reported as N of 20 trials and a final state last", statuses)
 	}
