@@ -13,6 +13,7 @@ function amount(n, unit, bare = false) {
 
 export function wireStatus(state) {
   const statusEl = document.getElementById("status");
+  const announceEl = document.getElementById("announce");
   const progressEl = document.getElementById("progress");
   const staleEl = document.getElementById("stale");
   const root = document.getElementById("lab");
@@ -46,6 +47,9 @@ export function wireStatus(state) {
       } else text = "Computing…";
     }
     if (statusEl.textContent !== text) statusEl.textContent = text;
+    // Screen readers hear the milestones (final, refused, invalid), not every refinement step.
+    const milestone = run.phase === "done" || run.phase === "error" || errs.length || run.phase === "lost" || run.phase === "idle";
+    if (announceEl && milestone && announceEl.textContent !== text) announceEl.textContent = text;
     progressEl.value = frac;
     progressEl.setAttribute("aria-valuetext", run.phase === "done" ? "final" : refine ? `${refine.done} of ${refine.total} ${refine.unit}` : `${Math.round(100 * frac)}%`);
 
