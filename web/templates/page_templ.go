@@ -528,7 +528,7 @@ func LabPage(p Page) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 40, "\">JSON</a></div></form><div class=\"results headline\"><div class=\"pinned\"><div class=\"status\"><progress id=\"progress\" max=\"1\" value=\"0\" aria-label=\"Run progress\"></progress> <span id=\"status\">Connecting…</span></div><p id=\"announce\" class=\"sr-only\" role=\"status\"></p><p id=\"stale\" class=\"stale-note\" role=\"status\" hidden></p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 40, "\">JSON</a></div></form><div class=\"results headline\"><div class=\"pinned\"><div class=\"status\"><progress id=\"progress\" max=\"1\" value=\"0\" aria-label=\"Run progress\"></progress> <span id=\"status\">Connecting…</span></div><p id=\"announce\" class=\"sr-only\" role=\"status\"></p><p id=\"stale\" class=\"stale-note\" hidden></p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
