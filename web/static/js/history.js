@@ -14,10 +14,11 @@ export function wireHistory(state) {
     return location.pathname + (q ? "?" + q : "");
   };
   const here = () => location.pathname + location.search;
+  // A fragment (a tour's step, say) belongs to the page, not the scenario: it is kept.
   const write = (url, push) => {
     if (url === here()) return;
-    if (push) history.pushState(null, "", url);
-    else history.replaceState(null, "", url);
+    if (push) history.pushState(null, "", url + location.hash);
+    else history.replaceState(null, "", url + location.hash);
     links();
   };
 
@@ -47,7 +48,7 @@ export function wireHistory(state) {
   // spelling, such as 1m30s for 1.5m).
   state.on("accepted", ({ url }) => {
     accepted = url;
-    if (url !== here() && decodeURIComponent(url) !== decodeURIComponent(here())) history.replaceState(null, "", url);
+    if (url !== here() && decodeURIComponent(url) !== decodeURIComponent(here())) history.replaceState(null, "", url + location.hash);
     links();
   });
   addEventListener("popstate", () => {
