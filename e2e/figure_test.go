@@ -614,3 +614,21 @@ func TestEveryLabPage(t *testing.T) {
 		})
 	}
 }
+
+// TestFragmentKept opens a link with a fragment (a tour step) and a query that is not
+// canonical: the address becomes canonical and keeps the fragment, also after a move.
+func TestFragmentKept(t *testing.T) {
+	srv := MustOpenServer(t)
+	ctx := MustOpenTab(t)
+	hookTab(t, ctx)
+	openLab(t, ctx, srv.URL+"/backoff?sweep=10:190:10&trials=5&clients=0100#tour=jitter/2")
+	if got := eval[string](t, ctx, `location.search + location.hash`); got != "?trials=5#tour=jitter/2" {
+		t.Errorf("address = %q, want the canonical query and the fragment", got)
+	}
+	prev := lastSent(t, ctx)
+	moveSlider(t, ctx, "clients", 60, true)
+	waitSettled(t, ctx, prev)
+	if got := eval[string](t, ctx, `location.search + location.hash`); got != "?clients=60&trials=5#tour=jitter/2" {
+		t.Errorf("address after a move = %q", got)
+	}
+}
