@@ -203,14 +203,13 @@ export class Charts {
     // Bands (the spread of a mean) as pairs of invisible series filled between.
     const bandsOpt = [];
     if (!bars) {
-      series.forEach((s, i) => {
+      series.forEach((s) => {
         const b = this.results.bandsOf(s.name);
         if (b.lo && b.hi) {
           cols.push(sameX(b.hi.x, xs) ? b.hi.y : align(xs, b.hi), sameX(b.lo.x, xs) ? b.lo.y : align(xs, b.lo));
           meta.push({ s, band: "hi" }, { s, band: "lo" });
           bandsOpt.push({ series: [meta.length - 1, meta.length], fill: this.styleFor(chart, s.label).colour + "26" });
         }
-        void i;
       });
     }
     const data = [xs, ...cols];

@@ -58,9 +58,8 @@ export function wireStatus(state) {
     const stale = !!(diff && picture);
     root.classList.toggle("stale", stale);
     if (stale) {
-      const names = diff;
-      const shown = names.map((n) => state.label(n, pictureValues(state, picture))).join(", ");
-      const want = names.map((n) => state.label(n, state.scenario)).join(", ");
+      const shown = diff.map((n) => state.label(n, pictureValues(state, picture))).join(", ");
+      const want = diff.map((n) => state.label(n, state.scenario)).join(", ");
       const busy = errs.length ? "not run (invalid value)" : run.phase === "error" ? "refused" : "computing";
       staleEl.textContent = `Showing ${shown} — ${busy} ${want}`;
     } else staleEl.textContent = "";
