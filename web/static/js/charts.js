@@ -308,7 +308,7 @@ export class Charts {
       ],
       series,
       bands,
-      plugins: [markPlugin(ctx), labelsPlugin(chart, meta, style, bars)],
+      plugins: [markPlugin(ctx), labelsPlugin(chart, meta, style, bars), readoutPlugin(chart, meta, style)],
     };
     opts._ctx = ctx;
     return opts;
@@ -494,6 +494,48 @@ function labelsPlugin(chart, meta, style, bars) {
           c.fillText(l.text, l.x - 6 * dpr, y);
         }
         c.restore();
+      },
+    },
+  };
+}
+
+// readoutPlugin shows the values under the pointer: x, then each series' y in its colour.
+function readoutPlugin(chart, meta, style) {
+  let tip;
+  const fx = (x) => (timeFactor(chart.x_unit) ? duration(x * timeFactor(chart.x_unit)) : number(x) + (chart.x_unit === "%" ? "%" : ""));
+  const fy = (y) => (timeFactor(chart.y_unit) ? duration(y * timeFactor(chart.y_unit)) : number(y) + (chart.y_unit === "%" ? "%" : ""));
+  return {
+    hooks: {
+      init: (u) => {
+        tip = document.createElement("div");
+        tip.className = "readout";
+        tip.setAttribute("aria-hidden", "true");
+        tip.hidden = true;
+        u.over.append(tip);
+      },
+      setCursor: (u) => {
+        const i = u.cursor.idx;
+        if (i == null || u.cursor.left < 0) { tip.hidden = true; return; }
+        // Built node by node: the page's content security policy allows no inline styles.
+        const head = document.createElement("b");
+        head.textContent = `${chart.x_label} ${fx(u.data[0][i])}`;
+        const rows = [head];
+        meta.forEach((m, k) => {
+          const y = u.data[k + 1][i];
+          if (m.band || y == null) return;
+          const row = document.createElement("div");
+          const name = document.createElement("span");
+          name.textContent = m.s.label || m.s.name;
+          name.style.color = style(m.s.label).colour;
+          row.append(name, " " + fy(y));
+          rows.push(row);
+        });
+        tip.replaceChildren(...rows);
+        tip.hidden = false;
+        const left = u.cursor.left, right = left > u.over.clientWidth / 2;
+        tip.style.left = right ? "" : left + 12 + "px";
+        tip.style.right = right ? u.over.clientWidth - left + 12 + "px" : "";
+        tip.style.top = "4px";
       },
     },
   };
