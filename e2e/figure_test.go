@@ -632,3 +632,20 @@ func TestFragmentKept(t *testing.T) {
 		t.Errorf("address after a move = %q", got)
 	}
 }
+
+// TestReadout points at the work chart: a readout shows x and each strategy's value there.
+func TestReadout(t *testing.T) {
+	srv := MustOpenServer(t)
+	ctx := MustOpenTab(t)
+	hookTab(t, ctx)
+	openLab(t, ctx, srv.URL+"/backoff?trials=5&strategies=none,full")
+	waitDrawn(t, ctx)
+	text := eval[string](t, ctx, `(() => { const [, p] = [...window.__playground.charts.plots].find(([k]) => k.startsWith("work\u0000"));
+		p.u.setCursor({ left: p.u.valToPos(100, "x"), top: 20 });
+		const tip = p.holder.querySelector(".readout"); return tip && !tip.hidden ? tip.innerText : ""; })()`)
+	for _, want := range []string{"clients 100", "none", "full"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("readout %q lacks %q", text, want)
+		}
+	}
+}
