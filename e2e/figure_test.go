@@ -552,6 +552,12 @@ func TestEveryLabPage(t *testing.T) {
 				t.Skip("no numeric slider among the main controls")
 			}
 
+			// The moves in a tab of their own (each tab has its own time limit, and the default
+			// scenarios are slow under the race detector).
+			ctx = MustOpenTab(t)
+			hookTab(t, ctx)
+			openLab(t, ctx, srv.URL+"/"+l.Name)
+
 			// An invalid value: reported at its control, never sent, never in the address.
 			good := eval[string](t, ctx, `location.href`)
 			prev := lastSent(t, ctx)
