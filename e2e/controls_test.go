@@ -60,6 +60,7 @@ func TestEachControlChangesURLAndData(t *testing.T) {
 	for _, sp := range l.Params {
 		t.Run(sp.Name, func(t *testing.T) {
 			openLab(t, ctx, srv.URL+startURL)
+			openGroups(t, ctx)
 			orig := readState(t, ctx)
 			if orig.Search != "?"+start.RawQuery {
 				t.Fatalf("start search = %q, want %q", orig.Search, "?"+start.RawQuery)

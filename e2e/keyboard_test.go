@@ -16,10 +16,12 @@ func TestKeyboardReachesEveryControl(t *testing.T) {
 	hookTab(t, ctx)
 	openLab(t, ctx, srv.URL+startURL)
 	l := lookupLab(t, "backoff")
+	// Folded groups (Advanced) are reached by Tab once opened; their summary is reached either way.
+	openGroups(t, ctx)
 
 	// The form's focusable controls, as the DOM has them.
 	focusable := eval[[]string](t, ctx, `[...document.querySelectorAll(
-		"#controls input, #controls select, #controls button, #controls a[href], #controls [tabindex]")]
+		"#controls input, #controls select, #controls button, #controls a[href], #controls summary, #controls [tabindex]")]
 		.filter((e) => !e.disabled && e.tabIndex >= 0 && e.checkVisibility())
 		.map((e) => e.outerHTML.slice(0, 80))`)
 

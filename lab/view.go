@@ -24,7 +24,10 @@ const (
 	Bars  = "bars"  // bars at each x: a histogram of times or of values
 )
 
-// Chart is one chart (or, with Split, one small chart per series or group).
+// Chart is one chart (or, with Split, one small chart per series or group). Its Title, like a
+// Table's, may name parameters in braces ("Writes over time at N = {clients}"): the page writes
+// there the values of the numbers shown, so a heading never claims a value its numbers are
+// not of.
 type Chart struct {
 	ID     string `json:"id"`
 	Title  string `json:"title"`

@@ -6,7 +6,7 @@ var view = lab.View{
 	Key:      "strategies",
 	Headline: []string{"work", "timeline"},
 	Charts: []lab.Chart{
-		{ID: "timeline", Title: "Writes over time", XLabel: "time", YLabel: "writes", Bars: true, Split: true, XUnit: "ms",
+		{ID: "timeline", Title: "Writes over time at N = {clients}", XLabel: "time", YLabel: "writes", Bars: true, Split: true, XUnit: "ms",
 			Help: "Write calls per time bin at the chosen N, mean over trials, from the same seed. Without jitter the calls arrive in clusters with silence between them."},
 		{ID: "work", Title: "Work vs clients", XLabel: "clients", YLabel: "write calls", Mark: "clients", IntX: true,
 			Help: "Mean write calls until every client succeeds. Without jitter it grows about as N²."},
@@ -18,7 +18,7 @@ var view = lab.View{
 			Help: "Uncapped, t_(n+1) = a + (r−1)·T_n: the next interval is about (r−1)·100% of the time already spent."},
 	},
 	Tables: []lab.Table{
-		{ID: "summary", Title: "At the chosen N", Key: "strategies", Rows: "map", Columns: []lab.Column{
+		{ID: "summary", Title: "At N = {clients}", Key: "strategies", Rows: "map", Columns: []lab.Column{
 			{Field: "", Label: "strategy"},
 			{Field: "writes", Label: "writes", Digits: 1},
 			{Field: "completion_ms", Label: "completion", Digits: 0, Suffix: " ms"},

@@ -1,0 +1,99 @@
+package web
+
+import (
+	"io/fs"
+	"math"
+	"regexp"
+	"strconv"
+	"testing"
+)
+
+// TestPaletteReadable checks the page's series colours (js/palette.js): each has at least 3:1
+// contrast against the white page, and every pair stays distinct — at least 20 CIELAB ΔE
+// apart — for normal vision and simulated protanopia, deuteranopia and tritanopia (Machado,
+// Oliveira and Fernandes 2009, severity 1).
+func TestPaletteReadable(t *testing.T) {
+	src, err := fs.ReadFile(Static, "js/palette.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`export const colours = \[([^\]]*)\]`).FindSubmatch(src)
+	if m == nil {
+		t.Fatal("no colours in js/palette.js")
+	}
+	hexes := regexp.MustCompile(`#[0-9A-Fa-f]{6}`).FindAllString(string(m[1]), -1)
+	if len(hexes) < 7 {
+		t.Fatalf("%d colours, want at least 7 (one per option of the largest key)", len(hexes))
+	}
+	for _, h := range hexes {
+		if c := contrast(h); c < 3 {
+			t.Errorf("%s has %.2f:1 contrast against white, want at least 3:1", h, c)
+		}
+	}
+	vision := map[string][3][3]float64{
+		"normal":       {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}},
+		"protanopia":   {{0.152286, 1.052583, -0.204868}, {0.114503, 0.786281, 0.099216}, {-0.003882, -0.048116, 1.051998}},
+		"deuteranopia": {{0.367322, 0.860646, -0.227968}, {0.280085, 0.672501, 0.047413}, {-0.011820, 0.042940, 0.968881}},
+		"tritanopia":   {{1.255528, -0.076749, -0.178779}, {-0.078411, 0.930809, 0.147602}, {0.004733, 0.691367, 0.303900}},
+	}
+	for name, mat := range vision {
+		worst, pair := math.Inf(1), ""
+		for i := range hexes {
+			for j := i + 1; j < len(hexes); j++ {
+				if d := deltaE(lab(simulate(hexes[i], mat)), lab(simulate(hexes[j], mat))); d < worst {
+					worst, pair = d, hexes[i]+" and "+hexes[j]
+				}
+			}
+		}
+		if worst < 20 {
+			t.Errorf("%s: %s are only %.1f ΔE apart, want at least 20", name, pair, worst)
+		}
+		t.Logf("%s: closest pair %s, %.1f ΔE", name, pair, worst)
+	}
+}
+
+func linear(hex string) [3]float64 {
+	var c [3]float64
+	for i := range 3 {
+		v, _ := strconv.ParseUint(hex[1+2*i:3+2*i], 16, 8)
+		x := float64(v) / 255
+		if x <= 0.04045 {
+			c[i] = x / 12.92
+		} else {
+			c[i] = math.Pow((x+0.055)/1.055, 2.4)
+		}
+	}
+	return c
+}
+
+func contrast(hex string) float64 {
+	c := linear(hex)
+	l := 0.2126*c[0] + 0.7152*c[1] + 0.0722*c[2]
+	return 1.05 / (l + 0.05)
+}
+
+func simulate(hex string, m [3][3]float64) [3]float64 {
+	c := linear(hex)
+	var o [3]float64
+	for i := range 3 {
+		o[i] = math.Max(0, math.Min(1, m[i][0]*c[0]+m[i][1]*c[1]+m[i][2]*c[2]))
+	}
+	return o
+}
+
+func lab(c [3]float64) [3]float64 {
+	x := (0.4124*c[0] + 0.3576*c[1] + 0.1805*c[2]) / 0.95047
+	y := 0.2126*c[0] + 0.7152*c[1] + 0.0722*c[2]
+	z := (0.0193*c[0] + 0.1192*c[1] + 0.9505*c[2]) / 1.08883
+	f := func(t float64) float64 {
+		if t > 0.008856 {
+			return math.Cbrt(t)
+		}
+		return 7.787*t + 16.0/116
+	}
+	return [3]float64{116*f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))}
+}
+
+func deltaE(a, b [3]float64) float64 {
+	return math.Sqrt((a[0]-b[0])*(a[0]-b[0]) + (a[1]-b[1])*(a[1]-b[1]) + (a[2]-b[2])*(a[2]-b[2]))
+}

@@ -1,0 +1,115 @@
+// Formatting of numbers, durations and percentages for people to read, and of durations as
+// the Go duration strings URLs use.
+
+const MINUS = "\u2212";
+
+// sig writes x with n significant digits, without trailing zeros and with a real minus sign.
+export function sig(x, n = 3) {
+  if (!isFinite(x)) return String(x);
+  if (x === 0) return "0";
+  const s = String(Number(x.toPrecision(n)));
+  return s.replace(/^-/, MINUS);
+}
+
+// group writes x with thousands separators and the given decimals.
+export function group(x, digits = 0) {
+  const s = x.toLocaleString("en", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  return s.replace(/^-/, MINUS);
+}
+
+// duration writes milliseconds in the largest sensible unit: 850 µs, 5.2 ms, 2 s, 1.4 min, 3.1 h.
+export function duration(ms, n = 3) {
+  if (!isFinite(ms)) return String(ms);
+  const a = Math.abs(ms);
+  if (a === 0) return "0 s";
+  if (a < 1) return sig(ms * 1000, n) + " µs";
+  if (a < 1000) return sig(ms, n) + " ms";
+  if (a < 60000) return sig(ms / 1000, n) + " s";
+  if (a < 3600000) return sig(ms / 60000, n) + " min";
+  if (a < 86400000 * 2) return sig(ms / 3600000, n) + " h";
+  return sig(ms / 86400000, n) + " d";
+}
+
+// durationUnit picks one unit for a whole axis whose largest value is max (milliseconds).
+export function durationUnit(max) {
+  const a = Math.abs(max);
+  if (a < 1) return { name: "µs", per: 1e-3 };
+  if (a < 2000) return { name: "ms", per: 1 };
+  if (a < 120000) return { name: "s", per: 1e3 };
+  if (a < 7200000) return { name: "min", per: 6e4 };
+  return { name: "h", per: 3.6e6 };
+}
+
+// percent writes a percentage with digits decimals, adding decimals rather than rounding a
+// value that is not ±100 or 0 onto ±100 or 0 (−99.8% stays −99.8%, never −100%).
+export function percent(x, digits = 0) {
+  let d = digits;
+  while (d < 3) {
+    const r = Number(x.toFixed(d));
+    if ((Math.abs(r) === 100 && Math.abs(x) !== 100) || (r === 0 && x !== 0)) d++;
+    else break;
+  }
+  return group(x, d) + "%";
+}
+
+// goDuration writes milliseconds as a Go duration string the way the server writes it
+// (time.Duration's String, with a trailing "0s" or "0m" dropped): 5ms, 1.5s, 1m30s, 2m, 1h.
+export function goDuration(ms) {
+  let ns = Math.round(ms * 1e6);
+  if (ns === 0) return "0s";
+  const neg = ns < 0 ? "-" : "";
+  ns = Math.abs(ns);
+  const dec = (x) => String(Number(x.toFixed(9)));
+  if (ns < 1e3) return neg + ns + "ns";
+  if (ns < 1e6) return neg + dec(ns / 1e3) + "µs";
+  if (ns < 1e9) return neg + dec(ns / 1e6) + "ms";
+  const h = Math.floor(ns / 3.6e12), m = Math.floor((ns % 3.6e12) / 6e10), s = (ns % 6e10) / 1e9;
+  let out = (h ? h + "h" : "") + (h || m ? m + "m" : "") + dec(s) + "s";
+  if (out.endsWith("m0s")) out = out.slice(0, -2);
+  if (out.endsWith("h0m")) out = out.slice(0, -2);
+  return neg + out;
+}
+
+// parseDuration reads a Go duration string into milliseconds (NaN when malformed).
+export function parseDuration(s) {
+  const units = { ns: 1e-6, us: 1e-3, "µs": 1e-3, "μs": 1e-3, ms: 1, s: 1e3, m: 6e4, h: 3.6e6 };
+  s = String(s).trim();
+  let sign = 1;
+  if (s[0] === "-" || s[0] === "+") { sign = s[0] === "-" ? -1 : 1; s = s.slice(1); }
+  if (s === "0") return 0;
+  const re = /([0-9]*\.?[0-9]+)(ns|us|µs|μs|ms|s|m|h)/y;
+  let total = 0, m, any = false;
+  while (re.lastIndex < s.length && (m = re.exec(s))) { total += parseFloat(m[1]) * units[m[2]]; any = true; }
+  return any && re.lastIndex === s.length ? sign * total : NaN;
+}
+
+// value writes a parameter's value for people: durations in their largest unit, numbers with
+// their unit ("100 clients" is left to the label: "Clients, 100").
+export function paramValue(p, v) {
+  if (p.kind === "duration") {
+    const ms = parseDuration(v);
+    return isFinite(ms) ? duration(ms) : String(v);
+  }
+  if (p.kind === "int" || p.kind === "float") {
+    const x = Number(v);
+    if (!isFinite(x)) return String(v);
+    return (p.kind === "int" ? group(x) : sig(x, 4)) + (p.unit ? " " + p.unit : "");
+  }
+  if (p.kind === "enum_list") return String(v).split(",").join(", ");
+  if (p.kind === "int_range") {
+    if (v === "off") return "off";
+    const [a, b, c] = String(v).split(":");
+    return `${a} to ${b} in steps of ${c}`;
+  }
+  return String(v);
+}
+
+// tick formats axis tick values: durations in the unit chosen for the axis, percentages with
+// a sign, other numbers compactly.
+export function number(x) {
+  const a = Math.abs(x);
+  if (a >= 1e6) return sig(x / 1e6, 3) + "M";
+  if (a >= 1e4) return sig(x / 1e3, 3) + "k";
+  if (a >= 1000) return group(x, 0);
+  return sig(x, 4);
+}

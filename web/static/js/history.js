@@ -1,0 +1,64 @@
+// The address bar and the browser history. The address always holds the last valid scenario:
+// an invalid value never enters it, and a scenario the server refuses is taken back out. A
+// gesture (a slider from press to release, a typed value, a click) makes one history entry,
+// which the URL follows while the gesture lasts; Back and Forward step through them.
+import { encode, decode } from "./state.js";
+
+export function wireHistory(state) {
+  const spec = state.spec;
+  let gesture = false; // a gesture's entry is open: moves replace it
+  let accepted = location.pathname + location.search; // the newest URL the server ran
+
+  const urlOf = (values) => {
+    const q = encode(spec, values);
+    return location.pathname + (q ? "?" + q : "");
+  };
+  const here = () => location.pathname + location.search;
+  // A fragment (a tour's step, say) belongs to the page, not the scenario: it is kept.
+  const write = (url, push) => {
+    if (url === here()) return;
+    if (push) history.pushState(null, "", url + location.hash);
+    else history.replaceState(null, "", url + location.hash);
+    links();
+  };
+
+  state.on("values", ({ source, ok, commit }) => {
+    if (source === "follow") return;
+    if (source === "server-error") {
+      write(accepted, false);
+      gesture = false;
+      return;
+    }
+    if (!ok) {
+      if (commit) gesture = false;
+      return;
+    }
+    const url = urlOf(state.scenario);
+    if (source === "user") {
+      if (!gesture && url !== here()) {
+        write(url, true);
+        gesture = true;
+      } else if (gesture) write(url, false);
+      if (commit) gesture = false;
+    } else if (source !== "history") {
+      write(url, false);
+    }
+  });
+  // The server's canonical URL of the scenario asked for replaces ours (they agree but for
+  // spelling, such as 1m30s for 1.5m).
+  state.on("accepted", ({ url }) => {
+    accepted = url;
+    if (url !== here() && decodeURIComponent(url) !== decodeURIComponent(here())) history.replaceState(null, "", url + location.hash);
+    links();
+  });
+  addEventListener("popstate", () => {
+    gesture = false;
+    state.setScenario(decode(spec, location.search), "history");
+  });
+
+  function links() {
+    const json = document.getElementById("json-link");
+    if (json) json.href = "/api/v1/" + spec.name + location.search;
+  }
+  links();
+}

@@ -1,0 +1,91 @@
+// The status line, the progress bar and the honesty of the picture: when the numbers on show
+// belong to other values than those asked for, the results say so and say which; headings
+// name the values of the numbers under them.
+import { group, duration, paramValue } from "./format.js";
+
+// amount writes a refinement count with its unit: "30 of 100 trials"; a unit of simulated
+// time ("ms simulated") is written as a duration: "10 s of 30 s simulated".
+function amount(n, unit, bare = false) {
+  const m = /^ms\b\s*(.*)$/.exec(unit || "");
+  if (m) return duration(n) + (bare || !m[1] ? "" : " " + m[1]);
+  return group(n) + (bare ? "" : " " + unit);
+}
+
+export function wireStatus(state) {
+  const statusEl = document.getElementById("status");
+  const announceEl = document.getElementById("announce");
+  const progressEl = document.getElementById("progress");
+  const staleEl = document.getElementById("stale");
+  const root = document.getElementById("lab");
+
+  function render() {
+    const run = state.run;
+    const errs = Object.keys(state.errors);
+    const diff = state.stale();
+    let text = "", frac = 0;
+    const refine = run.refine;
+    if (errs.length && run.phase !== "error") {
+      text = `Not run: fix ${errs.map((n) => state.params.get(n).label).join(", ")}.`;
+    } else if (run.phase === "error") {
+      text = "Not run: " + run.message;
+    } else if (run.phase === "connecting") {
+      text = "Connecting…";
+    } else if (run.phase === "idle") {
+      text = "Paused while idle — move a control to resume.";
+    } else if (run.phase === "lost" || run.phase === "busy") {
+      text = run.message;
+    } else if (run.phase === "done") {
+      text = `Done in ${group(Math.round(run.ms))} ms` + (refine ? ` — final, over all ${amount(refine.total, refine.unit)}.` : " — final.");
+      frac = 1;
+    } else {
+      if (refine) {
+        frac = refine.total ? refine.done / refine.total : 0;
+        text = `Refining: ${amount(refine.done, refine.unit, true)} of ${amount(refine.total, refine.unit)}…`;
+      } else if (run.progress && run.progress.total) {
+        frac = run.progress.done / run.progress.total;
+        text = `Computing… ${Math.round(100 * frac)}%`;
+      } else text = "Computing…";
+    }
+    if (statusEl.textContent !== text) statusEl.textContent = text;
+    // Screen readers hear the milestones (final, refused, invalid), not every refinement step.
+    const milestone = run.phase === "done" || run.phase === "error" || errs.length || run.phase === "lost" || run.phase === "idle";
+    if (announceEl && milestone && announceEl.textContent !== text) announceEl.textContent = text;
+    progressEl.value = frac;
+    progressEl.setAttribute("aria-valuetext", run.phase === "done" ? "final" : refine ? `${refine.done} of ${refine.total} ${refine.unit}` : `${Math.round(100 * frac)}%`);
+
+    // Stale: the picture is of other values than those asked for.
+    const picture = run.picture;
+    const stale = !!(diff && picture);
+    root.classList.toggle("stale", stale);
+    if (stale) {
+      const shown = diff.map((n) => state.label(n, pictureValues(state, picture))).join(", ");
+      const want = diff.map((n) => state.label(n, state.scenario)).join(", ");
+      const busy = errs.length ? "not run (invalid value)" : run.phase === "error" ? "refused" : "computing";
+      staleEl.textContent = `Showing ${shown} — ${busy} ${want}`;
+    } else staleEl.textContent = "";
+    staleEl.hidden = !stale;
+
+    // Headings name the values of the numbers shown: "At N = {clients}".
+    const vals = picture ? pictureValues(state, picture) : state.scenario;
+    for (const el of document.querySelectorAll("[data-title]")) {
+      const t = el.dataset.title.replace(/\{(\w+)\}/g, (m, name) => {
+        const p = state.params.get(name);
+        return p ? paramValue(p, vals[name]) : m;
+      });
+      if (el.textContent !== t) el.textContent = t;
+    }
+  }
+  state.on("run", render);
+  state.on("values", render);
+  render();
+}
+
+// pictureValues returns the picture's params in URL form.
+export function pictureValues(state, picture) {
+  const out = {};
+  for (const p of state.spec.params) {
+    const v = picture[p.name];
+    out[p.name] = v === undefined ? p.default : Array.isArray(v) ? v.join(",") : String(v);
+  }
+  return out;
+}
