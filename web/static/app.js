@@ -13,6 +13,8 @@ import { Charts } from "./js/charts.js";
 import { renderTable } from "./js/tables.js";
 import { styler } from "./js/palette.js";
 import { installProbe } from "./js/probe.js";
+import { wireRoom } from "./js/room.js";
+import { wireTour } from "./js/tour.js";
 
 const spec = JSON.parse(document.getElementById("lab-spec").textContent);
 const start = JSON.parse(document.getElementById("lab-state").textContent);
@@ -53,7 +55,9 @@ document.getElementById("copy-link")?.addEventListener("click", async () => {
 
 // The scenario the page was opened with; the stream sends it once connected.
 state.setScenario(start.values, "boot");
-stream.connect();
+// Tours, and rooms: a room's page follows (or presents) the room's stream instead of its own.
+const tour = wireTour(state);
+if (!wireRoom(state, stream, results, tour)) stream.connect();
 
 // For rooms, tours and reconnects: set the scenario as the server or a presenter has it, and
 // follow (controls show the scenario but take no input) or stop following.

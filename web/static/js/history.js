@@ -47,6 +47,9 @@ export function wireHistory(state) {
   // The server's canonical URL of the scenario asked for replaces ours (they agree but for
   // spelling, such as 1m30s for 1.5m).
   state.on("accepted", ({ url }) => {
+    // The server names the lab's path; a page at another one (a room's /join/CODE) keeps it.
+    const q = url.indexOf("?");
+    url = location.pathname + (q >= 0 ? url.slice(q) : "");
     accepted = url;
     if (url !== here() && decodeURIComponent(url) !== decodeURIComponent(here())) history.replaceState(null, "", url + location.hash);
     links();

@@ -14,15 +14,27 @@ export class Stream extends EventTarget {
 
   emit(type, detail) { this.dispatchEvent(new CustomEvent(type, { detail })); }
 
-  connect() {
+  // url is the websocket's address: the lab's stream (a room's stream overrides it).
+  url() {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    const ws = (this.ws = new WebSocket(`${proto}//${location.host}/api/v1/${this.state.spec.name}/stream`));
+    return `${proto}//${location.host}/api/v1/${this.state.spec.name}/stream`;
+  }
+
+  connect() {
+    const ws = (this.ws = new WebSocket(this.url()));
     ws.addEventListener("open", () => {
       this.reconnects = 0;
       if (this.query !== null) this.send(this.query);
     });
     ws.addEventListener("message", (e) => this.onMessage(JSON.parse(e.data)));
     ws.addEventListener("close", (e) => this.onClose(ws, e));
+  }
+
+  // close ends the connection for good (no reconnect) until connect is called again.
+  close() {
+    const ws = this.ws;
+    this.ws = null;
+    if (ws) ws.close(1000);
   }
 
   onClose(ws, e) {

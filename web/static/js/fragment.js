@@ -1,0 +1,26 @@
+// The address's fragment holds what belongs to this page and no request: a presenter's key
+// (key=…) and a tour's step (tour=name/n), written "#key=…&tour=jitter/2". Browsers send the
+// fragment to no server and in no Referer.
+export function readFragment() {
+  const out = {};
+  for (const part of location.hash.replace(/^#/, "").split("&")) {
+    if (!part) continue;
+    const i = part.indexOf("=");
+    const k = decodeURIComponent(i < 0 ? part : part.slice(0, i));
+    out[k] = i < 0 ? "" : decodeURIComponent(part.slice(i + 1));
+  }
+  return out;
+}
+
+// setFragment changes some of the fragment's entries (null or "" removes one) in place, without
+// a history entry.
+export function setFragment(changes) {
+  const f = { ...readFragment(), ...changes };
+  const parts = [];
+  for (const [k, v] of Object.entries(f)) {
+    if (v === null || v === undefined || v === "") continue;
+    parts.push(encodeURIComponent(k) + "=" + encodeURIComponent(v).replace(/%2F/g, "/"));
+  }
+  const hash = parts.length ? "#" + parts.join("&") : "";
+  if (hash !== location.hash) history.replaceState(history.state, "", location.pathname + location.search + hash);
+}

@@ -1,0 +1,289 @@
+// Rooms (live teaching sessions) on the page. The "Present" button opens a room for the
+// scenario on screen and turns this page into the room's presenter: from then on every change
+// (and tour step) goes to the room's stream, which runs it once for everyone. A page opened at
+// /join/CODE follows the room: it shows the room's scenario and its run, controls showing but
+// taking no input, until the person detaches to explore alone (their own lab stream) and
+// rejoins. The presenter's key lives in the fragment (#key=…) and reaches the server only in
+// the websocket's "present" message. Protocol: see the api package documentation.
+import { Stream } from "./stream.js";
+import { decode, encode, canonical } from "./state.js";
+import { readFragment, setFragment } from "./fragment.js";
+
+// RoomStream is a room's websocket: the lab stream's protocol (its frames drive the same
+// results and state) plus room messages. Run frames carry the room's version as their id.
+class RoomStream extends Stream {
+  constructor(state, results, code, mirror) {
+    super(state, results);
+    this.code = code;
+    this.mirror = mirror; // the lab stream: its listeners (the probe) hear this one's runs too
+    this.key = "";
+    this.presenting = false;
+    this.detached = false;
+    this.over = false; // the room has ended
+    this.room = null; // the newest room message
+    this.paramsId = 0; // the presenter's newest params message
+    this.onRoom = () => {};
+    this.stepOf = () => "";
+  }
+
+  url() {
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    return `${proto}//${location.host}/api/v1/rooms/${encodeURIComponent(this.code)}/stream`;
+  }
+
+  emit(type, detail) {
+    super.emit(type, detail);
+    if (this.mirror && type !== "sent") this.mirror.emit(type, detail);
+  }
+
+  connect() {
+    if (this.over) return;
+    this.presenting = false; // a new connection presents again
+    super.connect();
+    const ws = this.ws;
+    ws.addEventListener("open", () => {
+      if (this.key) ws.send(JSON.stringify({ type: "present", key: this.key }));
+    });
+  }
+
+  // reopen starts a fresh connection, which the server answers with the room and its whole
+  // current run.
+  reopen() {
+    this.close();
+    this.connect();
+  }
+
+  onClose(ws, e) {
+    if (this.ws !== ws) return;
+    super.onClose(ws, e);
+    // A room that has ended (or expired) is not reconnected to.
+    if (e.code !== 1001) {
+      fetch(`/api/v1/rooms/${encodeURIComponent(this.code)}`).then((r) => {
+        if (r.status === 404 && !this.over) {
+          this.over = true;
+          this.onRoom("ended");
+        }
+      }, () => {});
+    }
+  }
+
+  // request: only the presenter's changes go to the room.
+  request(query) {
+    this.query = query;
+    if (this.presenting) this.send(query);
+  }
+
+  send(query) {
+    if (!this.presenting || !this.ws || this.ws.readyState !== WebSocket.OPEN) return false;
+    this.paramsId++;
+    this.ws.send(JSON.stringify({ type: "params", id: this.paramsId, query, step: this.stepOf() }));
+    return true;
+  }
+
+  onMessage(m) {
+    if (m.type === "room") {
+      const r = m.room;
+      const confirmed = r.presenter && !this.presenting;
+      this.room = r;
+      if (r.presenter) this.presenting = true;
+      if (!this.detached && r.version > this.sentId) this.sentId = r.version;
+      // Changes made while the connection was away reach the room once it is back.
+      if (confirmed && this.query !== null && this.query !== queryOf(this.state.spec, r.url)) this.send(this.query);
+      this.onRoom("room");
+      return;
+    }
+    if (m.type === "error" && m.param === "key") {
+      this.key = "";
+      this.onRoom("badkey");
+      return;
+    }
+    if (this.detached) return; // the room's runs are not on show
+    if (m.type === "error" && this.presenting && m.id === this.paramsId) {
+      this.emit("error", m);
+      this.state.serverError(m);
+      return;
+    }
+    if (m.type === "start" && m.id > this.sentId) this.sentId = m.id;
+    super.onMessage(m);
+  }
+}
+
+// queryOf returns the canonical query of a scenario URL ("/backoff?clients=50").
+function queryOf(spec, url) {
+  const i = url.indexOf("?");
+  return encode(spec, canonical(spec, decode(spec, i < 0 ? "" : url.slice(i + 1))));
+}
+
+// wireRoom sets up the Present button and, on a room's page, the room's stream and bar. It
+// reports whether the room's stream drives the page (the lab stream is then left alone).
+export function wireRoom(state, stream, results, tour) {
+  const spec = state.spec;
+  const box = document.getElementById("session");
+  if (!box) return false;
+  const bar = el("section", { class: "room", "aria-label": "Teaching session", hidden: "" });
+  box.prepend(bar);
+  let room = null;
+
+  const presentBtn = document.getElementById("present");
+  presentBtn?.addEventListener("click", async () => {
+    presentBtn.disabled = true;
+    const q = encode(spec, state.scenario);
+    try {
+      const res = await fetch("/api/v1/rooms", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ url: "/" + spec.name + (q ? "?" + q : "") }),
+      });
+      const r = await res.json();
+      if (!res.ok) throw new Error(r.error || res.statusText);
+      const u = new URL(r.presenter_url, location.origin);
+      const key = new URLSearchParams(u.hash.slice(1)).get("key");
+      history.replaceState(history.state, "", u.pathname + location.search + location.hash);
+      setFragment({ key });
+      presentBtn.hidden = true;
+      stream.close();
+      state.run.startedId = -1; // the room numbers its runs by its version
+      start(r.code, key);
+    } catch (err) {
+      presentBtn.disabled = false;
+      bar.hidden = false;
+      bar.replaceChildren(el("p", { class: "error", role: "alert" }, `Could not open a room: ${err.message}`));
+    }
+  });
+
+  if (!spec.room) return false;
+  if (presentBtn) presentBtn.hidden = true;
+  start(spec.room, readFragment().key || "");
+  return true;
+
+  function start(code, key) {
+    room = new RoomStream(state, results, code, stream);
+    room.key = key;
+    room.stepOf = () => (tour ? tour.current() : "");
+    room.onRoom = (what) => update(what);
+    // A tour ended without a change of scenario: the room's step is cleared all the same.
+    if (tour) tour.onEnd = () => { if (room.presenting && room.query !== null) room.send(room.query); };
+    if (window.__playground) window.__playground.room = room;
+    // The presenter's "Copy link" copies the join link, never the key.
+    document.addEventListener("click", async (e) => {
+      if (!room.presenting || !e.target.closest?.("#copy-link")) return;
+      e.stopImmediatePropagation();
+      const status = document.getElementById("status");
+      try {
+        await navigator.clipboard.writeText(location.origin + location.pathname + location.search);
+        status.textContent = "Join link copied.";
+      } catch {
+        status.textContent = "Copy the join link shown above.";
+      }
+    }, true);
+    // Someone who is to follow shows the room's scenario without driving it from the start.
+    if (!key) state.setFollowing(true);
+    bar.hidden = false;
+    render();
+    room.connect();
+  }
+
+  let followed = null; // the room URL the page shows, following
+  let note = "";
+  function update(what) {
+    if (what === "badkey") {
+      note = "This presenter link’s key is not the room’s: following instead.";
+      if (readFragment().key) setFragment({ key: null });
+      follow();
+    } else if (what === "ended") {
+      note = "This room has ended. Explore on your own.";
+      detach();
+    } else if (!room.presenting && !room.detached) follow();
+    render();
+  }
+
+  // follow shows the room's scenario and tour step.
+  function follow() {
+    const r = room.room;
+    if (!state.view.following) state.setFollowing(true);
+    if (!r) return;
+    if (r.url !== followed) {
+      followed = r.url;
+      const i = r.url.indexOf("?");
+      state.setScenario(decode(spec, i < 0 ? "" : r.url.slice(i + 1)), "presenter");
+    }
+    if (tour) tour.follow(r.step);
+  }
+
+  function detach() {
+    room.detached = true;
+    followed = null;
+    state.run.startedId = -1; // the lab stream's runs are numbered apart from the room's
+    state.setFollowing(false);
+    stream.connect();
+    render();
+  }
+
+  function rejoin() {
+    note = "";
+    stream.close();
+    room.detached = false;
+    state.run.startedId = -1;
+    room.sentId = 0;
+    follow();
+    room.reopen(); // the room's current run, from its start
+    render();
+  }
+
+  // The count is one live region, announced politely when it changes; the rest of the bar is
+  // rebuilt only when the page's part in the room changes.
+  const count = el("span", { class: "room-count", "aria-live": "polite" });
+  let mode = "";
+  function render() {
+    const r = room.room;
+    const code = room.code;
+    const n = r ? r.followers : 0;
+    const m = room.over ? "over" : room.presenting ? "presenter" : room.detached ? "detached" : "following";
+    const text = room.presenting ? (n === 1 ? "1 following" : `${n} following`) : n === 1 ? "1 in the room" : `${n} in the room`;
+    if (count.textContent !== text) count.textContent = text;
+    if (m + note === mode) return;
+    mode = m + note;
+    const kids = [];
+    if (m === "over") {
+      kids.push(el("p", { class: "room-line" }, note));
+    } else if (m === "presenter") {
+      const link = `${location.origin}/join/${code}`;
+      const copy = el("button", { type: "button", class: "room-copy" }, "Copy join link");
+      copy.addEventListener("click", async () => {
+        try {
+          await navigator.clipboard.writeText(link);
+          copy.textContent = "Join link copied";
+        } catch {
+          copy.textContent = "Select the link to copy it";
+        }
+      });
+      kids.push(
+        el("p", { class: "room-line" }, "Presenting room ", el("strong", { class: "room-code" }, code), " · ", count),
+        el("div", { class: "room-join" },
+          el("img", { class: "room-qr", src: `/join/${code}/qr.svg`, width: "132", height: "132", alt: `QR code of the join link ${link}` }),
+          el("div", {},
+            el("p", {}, "Join at ", el("a", { class: "room-link", href: `/join/${code}` }, link)),
+            copy)),
+      );
+    } else if (m === "detached") {
+      const b = el("button", { type: "button", class: "room-rejoin" }, "Rejoin");
+      b.addEventListener("click", rejoin);
+      kids.push(el("p", { class: "room-line" }, "Exploring on your own — room ", el("strong", { class: "room-code" }, code), " · ", count, " ", b));
+    } else {
+      const b = el("button", { type: "button", class: "room-detach" }, "Detach");
+      b.addEventListener("click", detach);
+      kids.push(el("p", { class: "room-line" }, "Following room ", el("strong", { class: "room-code" }, code), " · ", count, " ", b));
+    }
+    if (note && m !== "over") kids.push(el("p", { class: "room-note" }, note));
+    bar.classList.toggle("presenter", m === "presenter");
+    bar.replaceChildren(...kids);
+  }
+}
+
+// el makes an element with attributes and children.
+export function el(tag, attrs, ...kids) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  e.append(...kids);
+  return e;
+}

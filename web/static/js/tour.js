@@ -1,0 +1,144 @@
+// Guided tours: a lab's ordered steps, each a scenario and a few sentences on what to look at
+// (spec.tours). A step is addressed by the fragment #tour={name}/{n} (n from 1) on its URL;
+// the tour panel shows it, Previous and Next (or the keys [ and ], Page Up and Page Down, as
+// a presenter's clicker sends) move to the neighbouring step's scenario. A step that asks the
+// class to predict hides the charts until someone clicks "Reveal". While the page follows a
+// room, the room's presenter moves the steps.
+import { decode } from "./state.js";
+import { readFragment, setFragment } from "./fragment.js";
+import { el } from "./room.js";
+
+export function wireTour(state) {
+  const spec = state.spec;
+  const tours = spec.tours || [];
+  const box = document.getElementById("session");
+  if (!box || !tours.length) return null;
+  const root = document.getElementById("lab");
+
+  const api = {
+    onEnd: () => {},
+    current: () => (cur ? `${cur.tour.name}/${cur.n}` : ""),
+    follow, // a room's step (the room's presenter moves it)
+    go: (id) => { const s = parse(id); if (s) go(s); },
+  };
+  let cur = parse(readFragment().tour);
+  let revealed = false;
+
+  // The Tours menu: each tour's first step; a click stays on this page (and in its room).
+  const menu = el("details", { class: "tours-menu" }, el("summary", {}, "Tours"));
+  const list = el("ul", {});
+  for (const t of tours) {
+    const a = el("a", { href: `${t.steps[0].url}#tour=${t.name}/1` }, t.title);
+    a.addEventListener("click", (e) => {
+      e.preventDefault();
+      menu.open = false;
+      go({ tour: t, n: 1 });
+    });
+    list.append(el("li", {}, a, ` (${t.steps.length} steps)`));
+  }
+  menu.append(list);
+  box.append(menu);
+
+  const panel = el("aside", { id: "tour", class: "tour", "aria-labelledby": "tour-title", hidden: "" });
+  box.append(panel);
+
+  function parse(id) {
+    const [name, n] = String(id || "").split("/");
+    const tour = tours.find((t) => t.name === name);
+    const i = Number(n);
+    if (!tour || !Number.isInteger(i) || i < 1 || i > tour.steps.length) return null;
+    return { tour, n: i };
+  }
+
+  // go moves to step s: its fragment, then its scenario (which a presenter sends to the room
+  // with the step).
+  function go(s) {
+    revealed = false;
+    cur = s;
+    setFragment({ tour: api.current() });
+    render();
+    const u = s.tour.steps[s.n - 1].url;
+    const i = u.indexOf("?");
+    state.setScenario(decode(spec, i < 0 ? "" : u.slice(i + 1)), "tour");
+  }
+
+  function follow(id) {
+    const s = parse(id);
+    const same = s && cur && s.tour === cur.tour && s.n === cur.n;
+    if (same) return;
+    revealed = false;
+    cur = s;
+    setFragment({ tour: s ? id : null });
+    render();
+  }
+
+  function end() {
+    cur = null;
+    setFragment({ tour: null });
+    render();
+    api.onEnd();
+  }
+
+  const locked = () => state.view.following;
+  const step = (d) => {
+    if (!cur || locked()) return;
+    const n = cur.n + d;
+    if (n >= 1 && n <= cur.tour.steps.length) go({ tour: cur.tour, n });
+  };
+
+  function render() {
+    menu.hidden = locked();
+    root.classList.toggle("predicting", !!(cur && cur.tour.steps[cur.n - 1].predict && !revealed));
+    if (!cur) {
+      panel.hidden = true;
+      panel.replaceChildren();
+      return;
+    }
+    const s = cur.tour.steps[cur.n - 1];
+    const m = cur.tour.steps.length;
+    const btn = (cls, text, label, fn, disabled) => {
+      const b = el("button", { type: "button", class: cls, "aria-label": label }, text);
+      b.disabled = disabled;
+      b.addEventListener("click", fn);
+      return b;
+    };
+    const kids = [
+      el("p", { class: "tour-name" }, `Tour: ${cur.tour.title} · `, el("span", { class: "tour-count" }, `step ${cur.n} of ${m}`)),
+      el("h2", { id: "tour-title" }, s.title),
+      el("p", { class: "tour-text" }, s.text),
+    ];
+    if (s.predict && !revealed) {
+      kids.push(el("p", { class: "tour-predict" }, el("strong", {}, "Predict: "), s.predict),
+        btn("tour-reveal", "Reveal", "Reveal the charts", () => { revealed = true; render(); }, false));
+    }
+    kids.push(el("div", { class: "tour-nav" },
+      btn("tour-prev", "Previous", "Previous step", () => step(-1), locked() || cur.n === 1),
+      btn("tour-next", "Next", "Next step", () => step(1), locked() || cur.n === m),
+      locked() ? "" : btn("tour-end", "End tour", "End the tour", end, false),
+      el("span", { class: "help" }, locked() ? "The presenter moves the steps." : "Keys: [ and ] (or Page Up and Page Down)")));
+    panel.replaceChildren(...kids);
+    panel.hidden = false;
+  }
+
+  document.addEventListener("keydown", (e) => {
+    if (!cur || locked() || e.altKey || e.ctrlKey || e.metaKey || e.defaultPrevented) return;
+    if (e.target.closest?.("input, select, textarea, [contenteditable]")) return;
+    const d = e.key === "]" || e.key === "PageDown" ? 1 : e.key === "[" || e.key === "PageUp" ? -1 : 0;
+    if (!d) return;
+    e.preventDefault();
+    step(d);
+  });
+  // An edited fragment moves to its step.
+  addEventListener("hashchange", () => {
+    const s = parse(readFragment().tour);
+    if (s && !locked() && !(cur && s.tour === cur.tour && s.n === cur.n)) go(s);
+  });
+  // Back and Forward bring the step of their entry.
+  addEventListener("popstate", () => {
+    const s = parse(readFragment().tour);
+    if (s?.tour !== cur?.tour || s?.n !== cur?.n) { cur = s; revealed = false; render(); }
+  });
+  state.on("values", ({ source }) => { if (source === "follow") render(); });
+  render();
+  return api;
+}
