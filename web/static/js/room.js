@@ -123,6 +123,12 @@ export function wireRoom(state, stream, results, tour) {
   const bar = el("section", { class: "room", "aria-label": "Teaching session", hidden: "" });
   box.prepend(bar);
   let room = null;
+  let followed = null; // the room URL the page shows, following
+  let note = ""; // why the page is not where it was (a bad key, an ended room)
+  // The count is one live region, announced politely when it changes; the rest of the bar is
+  // rebuilt only when the page's part in the room changes.
+  const count = el("span", { class: "room-count", "aria-live": "polite" });
+  let mode = "";
 
   const presentBtn = document.getElementById("present");
   presentBtn?.addEventListener("click", async () => {
@@ -183,8 +189,6 @@ export function wireRoom(state, stream, results, tour) {
     room.connect();
   }
 
-  let followed = null; // the room URL the page shows, following
-  let note = "";
   function update(what) {
     if (what === "badkey") {
       note = "This presenter link’s key is not the room’s: following instead.";
@@ -193,7 +197,9 @@ export function wireRoom(state, stream, results, tour) {
     } else if (what === "ended") {
       note = "This room has ended. Explore on your own.";
       detach();
-    } else if (!room.presenting && !room.detached) follow();
+    } else if (room.presenting) {
+      if (state.view.following) state.setFollowing(false);
+    } else if (!room.detached && !room.key) follow(); // a presenter's page waits for its "present" answer
     render();
   }
 
@@ -230,10 +236,6 @@ export function wireRoom(state, stream, results, tour) {
     render();
   }
 
-  // The count is one live region, announced politely when it changes; the rest of the bar is
-  // rebuilt only when the page's part in the room changes.
-  const count = el("span", { class: "room-count", "aria-live": "polite" });
-  let mode = "";
   function render() {
     const r = room.room;
     const code = room.code;
