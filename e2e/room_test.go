@@ -66,7 +66,7 @@ func TestRoomPage(t *testing.T) {
 	code := eval[string](t, pres, `window.__playground.room.code`)
 	type bar struct {
 		Code, Link, QR, Hash, Search string
-		PresentShown             bool
+		PresentShown                 bool
 	}
 	b := eval[bar](t, pres, `({ Code: document.querySelector(".room .room-code")?.textContent ?? "",
 		Link: document.querySelector(".room .room-link")?.href ?? "",
