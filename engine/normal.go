@@ -11,23 +11,32 @@ func (s *Source) Float64() float64 { return float64(s.Uint64()>>11) * 0x1p-53 }
 // uses. The common case takes one draw and one comparison; calling it on the Source directly,
 // rather than through rand.Rand and its Source interface, lets it inline into a world's loop.
 func (s *Source) Normal() float64 {
+	u := s.Uint64()
+	if absInt32(int32(u>>32)) < zigK[u&127] { // sign and magnitude; layer
+		return float64(int32(u>>32)) * zigW[u&127]
+	}
+	return s.normalSlow(u)
+}
+
+// normalSlow finishes a draw u that fell outside its layer's rectangle core, drawing again
+// until one is accepted: Normal's rare path, kept out of it so that Normal inlines.
+func (s *Source) normalSlow(u uint64) float64 {
 	for {
-		u := s.Uint64()
-		j := int32(u >> 32) // sign and magnitude
-		i := u & 127        // layer
+		j, i := int32(u>>32), u&127
 		if absInt32(j) < zigK[i] {
-			return float64(j) * float64(zigW[i])
+			return float64(j) * zigW[i]
 		}
 		if x, ok := s.normalTail(j, i); ok {
 			return x
 		}
+		u = s.Uint64()
 	}
 }
 
 // normalTail handles the rare draws outside a layer's rectangle core: the base layer's tail
 // beyond zigR, and the wedges between rectangles and the curve.
 func (s *Source) normalTail(j int32, i uint64) (float64, bool) {
-	x := float64(j) * float64(zigW[i])
+	x := float64(j) * zigW[i]
 	if i == 0 {
 		for {
 			x = -math.Log(s.Float64()) * (1.0 / zigR)
@@ -58,7 +67,7 @@ const zigR = 3.442619855899
 
 var (
 	zigK [128]uint32
-	zigW [128]float32
+	zigW [128]float64 // float32 values, as Marsaglia and Tsang's tables hold, widened once here
 	zigF [128]float32
 )
 
@@ -69,8 +78,8 @@ func init() {
 	q := vn / math.Exp(-.5*dn*dn)
 	zigK[0] = uint32(dn / q * m1)
 	zigK[1] = 0
-	zigW[0] = float32(q / m1)
-	zigW[127] = float32(dn / m1)
+	zigW[0] = float64(float32(q / m1))
+	zigW[127] = float64(float32(dn / m1))
 	zigF[0] = 1
 	zigF[127] = float32(math.Exp(-.5 * dn * dn))
 	for i := 126; i >= 1; i-- {
@@ -78,6 +87,6 @@ func init() {
 		zigK[i+1] = uint32(dn / tn * m1)
 		tn = dn
 		zigF[i] = float32(math.Exp(-.5 * dn * dn))
-		zigW[i] = float32(dn / m1)
+		zigW[i] = float64(float32(dn / m1))
 	}
 }
