@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
-	"strconv"
 	"time"
 
 	"github.com/resilience-playground/playground/algorithms/backoff"
@@ -77,7 +75,7 @@ func (w *World) Simulate(ctx context.Context, cfg Config, hist *engine.Histogram
 	}
 	l := &w.loop
 	l.Reset(cfg.MaxEvents)
-	l.SetResolution(max((cfg.LatencyMean+cfg.LatencySD)/resDiv, time.Microsecond)) // a handful of events a bucket
+	l.SetResolution(max((cfg.LatencyMean+cfg.LatencySD)/8, time.Microsecond)) // a handful of events a bucket
 	for i := 0; i < n; i++ {
 		c := &w.clients[i]
 		engine.Seed(&c.net, cfg.Seed, engine.Network, uint64(cfg.Trial), uint64(i))
@@ -116,11 +114,3 @@ func (w *World) Simulate(ctx context.Context, cfg Config, hist *engine.Histogram
 	}
 	return out, nil
 }
-
-var resDiv = func() time.Duration {
-	if v := os.Getenv("RESDIV"); v != "" {
-		n, _ := strconv.Atoi(v)
-		return time.Duration(n)
-	}
-	return 8
-}()
