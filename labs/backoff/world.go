@@ -76,10 +76,12 @@ func (w *World) Simulate(ctx context.Context, cfg Config, hist *engine.Histogram
 	l := &w.loop
 	l.Reset(cfg.MaxEvents)
 	l.SetResolution(max((cfg.LatencyMean+cfg.LatencySD)/8, time.Microsecond)) // a handful of events a bucket
+	net := engine.NewSeeder(cfg.Seed, engine.Network, uint64(cfg.Trial))
+	jit := engine.NewSeeder(cfg.Seed, engine.Jitter, uint64(cfg.Trial))
 	for i := 0; i < n; i++ {
 		c := &w.clients[i]
-		engine.Seed(&c.net, cfg.Seed, engine.Network, uint64(cfg.Trial), uint64(i))
-		engine.Seed(&c.jit, cfg.Seed, engine.Jitter, uint64(cfg.Trial), uint64(i))
+		net.Seed(&c.net, uint64(i))
+		jit.Seed(&c.jit, uint64(i))
 		c.attempt, c.prev = 0, 0
 		c.readAt = hop(c)
 		l.At(c.readAt+hop(c)+hop(c), int32(i), writeAtServer)
