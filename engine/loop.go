@@ -21,7 +21,7 @@ var ErrBudget = errors.New("engine: event budget exhausted")
 
 // Wheel geometry: wheelSize buckets of the loop's resolution each.
 const (
-	wheelBits = 12
+	wheelBits = 14
 	wheelSize = 1 << wheelBits
 	wheelMask = wheelSize - 1
 )
@@ -43,12 +43,12 @@ const defaultShift = 19 // 2^19 ns = 524,288 ns
 //	}
 //
 // The queue is a calendar queue (R. Brown, "Calendar queues", CACM 31(10), 1988) in the form of
-// a timing wheel: 4096 buckets of a power-of-two resolution each cover the near future (so an
+// a timing wheel: 16,384 buckets of a power-of-two resolution each cover the near future (so an
 // event's bucket is a shift of its time, not a division); each bucket keeps its few events in
 // a sorted list, a bitmap of non-empty buckets skips idle stretches in a few word operations,
 // and events beyond the wheel's horizon wait in a 4-ary heap until the wheel reaches them.
 // The lists' nodes live in one array with a free list, and a bucket is the 4-byte index of its
-// first node: the queue's working set is a few tens of kilobytes whatever the spread of the
+// first node: the queue's working set is under a hundred kilobytes whatever the spread of the
 // events, and it stays in the CPU's caches. Scheduling and delivering are O(1) when the
 // resolution suits the world's delays — a fraction of them, so that a bucket holds a handful of
 // events; a resolution as coarse as the delays themselves puts hundreds of events in a bucket

@@ -75,7 +75,9 @@ func (w *World) Simulate(ctx context.Context, cfg Config, hist *engine.Histogram
 	}
 	l := &w.loop
 	l.Reset(cfg.MaxEvents)
-	l.SetResolution(max((cfg.LatencyMean+cfg.LatencySD)/8, time.Microsecond)) // a handful of events a bucket
+	// About one event a bucket: clients in lockstep bunch their writes within a hop's spread, and
+	// a bucket's list is cheapest when short; the wheel still covers about 2s at the default latency.
+	l.SetResolution(max((cfg.LatencyMean+cfg.LatencySD)/64, time.Microsecond))
 	net := engine.NewSeeder(cfg.Seed, engine.Network, uint64(cfg.Trial))
 	jit := engine.NewSeeder(cfg.Seed, engine.Jitter, uint64(cfg.Trial))
 	for i := 0; i < n; i++ {
