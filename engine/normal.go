@@ -18,6 +18,19 @@ func (s *Source) Normal() float64 {
 	return s.normalSlow(u)
 }
 
+// Normals fills xs with the next len(xs) draws of [Source.Normal], in order: the same numbers
+// as that many calls, for the price of one call.
+func (s *Source) Normals(xs []float64) {
+	for k := range xs {
+		u := s.Uint64()
+		if absInt32(int32(u>>32)) < zigK[u&127] {
+			xs[k] = float64(int32(u>>32)) * zigW[u&127]
+		} else {
+			xs[k] = s.normalSlow(u)
+		}
+	}
+}
+
 // normalSlow finishes a draw u that fell outside its layer's rectangle core, drawing again
 // until one is accepted: Normal's rare path, kept out of it so that Normal inlines.
 func (s *Source) normalSlow(u uint64) float64 {

@@ -97,3 +97,19 @@ func TestNormalSequencePinned(t *testing.T) {
 
 // pinnedNormalHash is the hash of the draws as the first ziggurat made them.
 const pinnedNormalHash = 0x7ba96b6fa67ba319
+
+// TestNormalsMatchesNormal: Normals draws what as many calls of Normal draw.
+func TestNormalsMatchesNormal(t *testing.T) {
+	var a, b engine.Source
+	engine.Seed(&a, 7, engine.Network, 1, 2)
+	b = a
+	xs := make([]float64, 5)
+	for range 100_000 {
+		b.Normals(xs[:3])
+		for _, x := range xs[:3] {
+			if y := a.Normal(); math.Float64bits(x) != math.Float64bits(y) {
+				t.Fatalf("Normals drew %v where Normal drew %v", x, y)
+			}
+		}
+	}
+}
