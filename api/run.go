@@ -17,8 +17,10 @@ const (
 	// about ten seconds of one CPU.
 	DefaultBudget = 200_000_000
 	// DefaultMaxRunCPU is the most computing time one run may use before it is stopped: the
-	// safety net under the estimates.
-	DefaultMaxRunCPU = 15 * time.Second
+	// safety net under the estimates, and the most CPU the heaviest URL the bounds allow can
+	// hold a slot for. The heaviest slider end, /backoff?trials=1000, computes for about 7.4
+	// CPU-seconds on the 2-core reference machine (TestEverySliderEnd runs it under this limit).
+	DefaultMaxRunCPU = 10 * time.Second
 )
 
 // Resolve finds the lab and scenario a URL names: a page URL (/backoff?...), an API URL

@@ -7,9 +7,10 @@
 //     delivered in the order they were scheduled, so a run is a pure function of its inputs.
 //     Scheduling and delivering an event never allocates once the queue has grown to its
 //     working size.
-//   - [Source], a small, fast SplitMix64 generator with inlined [Source.Normal] and
-//     [Source.Float64], and [Seed] and [NewStream], random streams derived from the scenario's
-//     seed, one stream per
+//   - [Source], a small, fast SplitMix64 generator with a ziggurat [Source.Normal] (and
+//     [Source.Normals], several draws for the price of one call) and [Source.Float64], and
+//     [Seed], [Seeder] and [NewStream], random streams derived from the scenario's seed, one
+//     stream per
 //     [Concern] (network delays, jitter draws, traffic arrivals, query costs) and per key
 //     (trial, client, ...), so that changing one knob does not reshuffle unrelated randomness
 //     and strategies compared in one run see the same environment draws (common random

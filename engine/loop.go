@@ -19,15 +19,19 @@ type Event struct {
 // many events as its budget allows with events still pending: a runaway simulation.
 var ErrBudget = errors.New("engine: event budget exhausted")
 
-// Wheel geometry: wheelSize buckets of Resolution each.
+// Wheel geometry: wheelSize buckets of the loop's resolution each.
 const (
-	wheelBits = 12
+	wheelBits = 14
 	wheelSize = 1 << wheelBits
 	wheelMask = wheelSize - 1
 )
 
-// DefaultResolution is a Loop's bucket width until [Loop.SetResolution] says otherwise.
+// DefaultResolution is a Loop's bucket width until [Loop.SetResolution] says otherwise
+// (rounded down to a power of two, as every resolution is).
 const DefaultResolution = time.Millisecond
+
+// defaultShift is log2 of DefaultResolution rounded down to a power of two.
+const defaultShift = 19 // 2^19 ns = 524,288 ns
 
 // Loop is a discrete-event loop: events come out in order of time, then of the order in which
 // they were scheduled. The zero value is an empty loop at time 0 with no event budget.
@@ -39,53 +43,69 @@ const DefaultResolution = time.Millisecond
 //	}
 //
 // The queue is a calendar queue (R. Brown, "Calendar queues", CACM 31(10), 1988) in the form of
-// a timing wheel: 4096 buckets of Resolution each cover the near future; each bucket keeps its
-// few events sorted, a bitmap of non-empty buckets skips idle stretches in a few word
-// operations, and events beyond the wheel's horizon wait in a 4-ary heap until the wheel
-// reaches them. Scheduling and delivering are O(1) when the resolution suits the world's
-// delays — a fraction of them, so that a bucket holds a handful of events; a resolution as
-// coarse as the delays themselves puts hundreds of events in a bucket and costs about four
-// times as much (BenchmarkLoop). Results never depend on the resolution, only speed does.
-// The loop does not allocate once the buckets have grown to their working size.
+// a timing wheel: 16,384 buckets of a power-of-two resolution each cover the near future (so an
+// event's bucket is a shift of its time, not a division); each bucket keeps its few events in
+// a sorted list, a bitmap of non-empty buckets skips idle stretches in a few word operations,
+// and events beyond the wheel's horizon wait in a 4-ary heap until the wheel reaches them.
+// The lists' nodes live in one array with a free list, and a bucket is the 4-byte index of its
+// first node: the queue's working set is under a hundred kilobytes whatever the spread of the
+// events, and it stays in the CPU's caches. Scheduling and delivering are O(1) when the
+// resolution suits the world's delays — a fraction of them, so that a bucket holds a handful of
+// events; a resolution as coarse as the delays themselves puts hundreds of events in a bucket
+// and costs several times as much (BenchmarkLoop). Results never depend on the resolution,
+// only speed does. The loop does not allocate once its node array has grown to the most
+// events pending at once, and [Loop.Reset] keeps it.
 type Loop struct {
 	now    time.Duration
 	seq    uint64
 	steps  int64
 	budget int64
 
-	res     time.Duration
+	shift   uint  // log2 of the bucket width in ns, xor defaultShift: the zero value is the default
 	cur     int64 // absolute index of the bucket being delivered
-	head    int   // delivered prefix of the current bucket
 	inWheel int
-	buckets [wheelSize][]Event
+	heads   [wheelSize]int32       // first node of each bucket's list; 0: empty
 	full    [wheelSize / 64]uint64 // bit i: bucket i is not empty
-	far     []Event                // events at or beyond cur+wheelSize, a 4-ary min-heap
+	nodes   []node                 // the lists' nodes; nodes[0] is unused, so that 0 means none
+	free    int32                  // first node of the free list; 0: none
+	far     []Event                // events at or beyond the wheel's horizon, a 4-ary min-heap
 }
 
-// SetResolution sets the width of the wheel's buckets (at least 1ns). Choose a fraction of the
-// world's typical delay. It must be called while the loop is empty, after [Loop.Reset].
-func (l *Loop) SetResolution(d time.Duration) {
-	if d < 1 {
-		d = 1
-	}
-	l.res = d
+// node is an event in a bucket's list, or a free node.
+type node struct {
+	ev   Event
+	next int32
 }
+
+// SetResolution sets the width of the wheel's buckets to the largest power of two of
+// nanoseconds not above d (at least 1ns). Choose a fraction of the world's typical delay. It
+// must be called while the loop is empty, after [Loop.Reset].
+func (l *Loop) SetResolution(d time.Duration) {
+	shift := 0
+	if d > 1 {
+		shift = bits.Len64(uint64(d)) - 1
+	}
+	l.shift = uint(shift) ^ defaultShift
+}
+
+// Resolution returns the width of the wheel's buckets.
+func (l *Loop) Resolution() time.Duration { return 1 << (l.shift ^ defaultShift) }
 
 // Reset empties the loop, rewinds the clock to 0 and sets the maximum number of events
 // [Loop.Step] will deliver (0 means no limit). The queue's memory and resolution are kept.
 func (l *Loop) Reset(budget int64) {
 	for w, word := range l.full {
 		for word != 0 {
-			b := w*64 + bits.TrailingZeros64(word)
-			l.buckets[b] = l.buckets[b][:0]
+			l.heads[w*64+bits.TrailingZeros64(word)] = 0
 			word &= word - 1
 		}
 		l.full[w] = 0
 	}
-	l.buckets[l.cur&wheelMask] = l.buckets[l.cur&wheelMask][:0]
+	l.nodes = l.nodes[:min(len(l.nodes), 1)]
+	l.free = 0
 	l.far = l.far[:0]
 	l.now, l.seq, l.steps, l.budget = 0, 0, 0, budget
-	l.cur, l.head, l.inWheel = 0, 0, 0
+	l.cur, l.inWheel = 0, 0
 }
 
 // Now returns the virtual time of the event being handled.
@@ -100,12 +120,8 @@ func (l *Loop) Steps() int64 { return l.steps }
 // Exhausted reports whether the loop stopped because it hit its event budget.
 func (l *Loop) Exhausted() bool { return l.budget > 0 && l.steps >= l.budget && l.Len() > 0 }
 
-func (l *Loop) bucketOf(t time.Duration) int64 {
-	if l.res == 0 {
-		l.res = DefaultResolution
-	}
-	return int64(t / l.res)
-}
+// bucketOf returns the absolute index of the bucket of time t (t ≥ 0).
+func (l *Loop) bucketOf(t time.Duration) int64 { return int64(t) >> (l.shift ^ defaultShift) }
 
 // At schedules an event for actor at virtual time t. A time in the past is moved to Now, so
 // time never runs backwards.
@@ -117,7 +133,7 @@ func (l *Loop) At(t time.Duration, actor, kind int32) {
 	l.place(Event{At: t, Actor: actor, Kind: kind, seq: l.seq})
 }
 
-// place puts ev in its bucket, or in the far heap beyond the wheel's horizon.
+// place puts ev in its bucket's list, or in the far heap beyond the wheel's horizon.
 func (l *Loop) place(ev Event) {
 	b := l.bucketOf(ev.At)
 	if b >= l.cur+wheelSize {
@@ -125,16 +141,25 @@ func (l *Loop) place(ev Event) {
 		l.up(len(l.far) - 1)
 		return
 	}
-	i := int(b & wheelMask)
-	q := append(l.buckets[i], ev)
-	// Keep the bucket sorted; ev is never earlier than an event already delivered from it.
-	k := len(q) - 1
-	for k > 0 && less(&ev, &q[k-1]) {
-		q[k] = q[k-1]
-		k--
+	n := l.free
+	if n != 0 {
+		l.free = l.nodes[n].next
+	} else {
+		if len(l.nodes) == 0 {
+			l.nodes = append(l.nodes, node{}) // the unused node 0
+		}
+		n = int32(len(l.nodes))
+		l.nodes = append(l.nodes, node{})
 	}
-	q[k] = ev
-	l.buckets[i] = q
+	i := int(b & wheelMask)
+	// Keep the list sorted: ev goes after every event not later than it.
+	nodes := l.nodes
+	p := &l.heads[i]
+	for *p != 0 && !less(&ev, &nodes[*p].ev) {
+		p = &nodes[*p].next
+	}
+	nodes[n] = node{ev: ev, next: *p}
+	*p = n
 	l.full[i>>6] |= 1 << (i & 63)
 	l.inWheel++
 }
@@ -145,20 +170,22 @@ func (l *Loop) After(d time.Duration, actor, kind int32) { l.At(l.now+d, actor, 
 // Step removes the earliest event, advances the clock to it and returns it. It returns false
 // when no event is pending or the budget is spent.
 func (l *Loop) Step() (Event, bool) {
-	if l.Len() == 0 || (l.budget > 0 && l.steps >= l.budget) {
+	if l.inWheel+len(l.far) == 0 || (l.budget > 0 && l.steps >= l.budget) {
 		return Event{}, false
 	}
 	for {
 		i := int(l.cur & wheelMask)
-		if q := l.buckets[i]; l.head < len(q) {
-			ev := q[l.head]
-			l.head++
+		if n := l.heads[i]; n != 0 {
+			nd := &l.nodes[n]
+			ev := nd.ev
+			l.heads[i] = nd.next
+			nd.next = l.free
+			l.free = n
 			l.inWheel--
 			l.now = ev.At
 			l.steps++
 			return ev, true
 		}
-		l.buckets[i], l.head = l.buckets[i][:0], 0
 		l.full[i>>6] &^= 1 << (i & 63)
 		if l.inWheel > 0 {
 			l.cur = l.nextFull()

@@ -38,6 +38,22 @@ func Seed(p *Source, seed uint64, c Concern, a, b uint64) {
 	p.state = mix(mix(mix(seed)^uint64(c)) ^ mix(mix(a)^mix(b+0x632be59bd9b4e019)))
 }
 
+// A Seeder positions sources at the starts of the streams for (seed, concern, a, b) of one
+// seed, concern and a, for any b: a world seeds one stream per actor at the start of every
+// trial, and a Seeder does the mixing its fixed keys need once, so that each source costs three
+// mixing steps rather than [Seed]'s seven. Its streams are exactly Seed's.
+type Seeder struct{ prefix, a uint64 }
+
+// NewSeeder returns the Seeder of (seed, concern, a).
+func NewSeeder(seed uint64, c Concern, a uint64) Seeder {
+	return Seeder{prefix: mix(mix(seed) ^ uint64(c)), a: mix(a)}
+}
+
+// Seed sets p to the start of the stream for (seed, concern, a, b), as [Seed] does.
+func (s Seeder) Seed(p *Source, b uint64) {
+	p.state = mix(s.prefix ^ mix(s.a^mix(b+0x632be59bd9b4e019)))
+}
+
 // NewStream returns a generator positioned at the start of the stream for (seed, concern, a, b).
 func NewStream(seed uint64, c Concern, a, b uint64) *rand.Rand {
 	p := new(Source)

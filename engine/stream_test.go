@@ -156,3 +156,22 @@ func TestSeedDoesNotAllocate(t *testing.T) {
 		t.Errorf("Seed: %v allocs per run, want 0", allocs)
 	}
 }
+
+// TestSeederMatchesSeed: a Seeder's streams are Seed's, for every key tried.
+func TestSeederMatchesSeed(t *testing.T) {
+	for _, seed := range []uint64{0, 1, 42, 1<<53 - 1, ^uint64(0)} {
+		for _, c := range []engine.Concern{engine.Network, engine.Jitter, engine.Choices} {
+			for _, a := range []uint64{0, 1, 999, 1 << 63, ^uint64(0)} {
+				s := engine.NewSeeder(seed, c, a)
+				for _, b := range []uint64{0, 1, 2, 500, 1 << 40, ^uint64(0)} {
+					var got, want engine.Source
+					s.Seed(&got, b)
+					engine.Seed(&want, seed, c, a, b)
+					if got != want {
+						t.Fatalf("Seeder(%d, %d, %d).Seed(%d) differs from Seed", seed, c, a, b)
+					}
+				}
+			}
+		}
+	}
+}

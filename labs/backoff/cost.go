@@ -67,8 +67,8 @@ func (r *runner) pilotEvents(k pilotKey) []float64 {
 	}
 	ps.mu.Unlock()
 
-	w := r.worlds.Get().(*World)
-	defer r.worlds.Put(w)
+	w := r.worlds.get()
+	defer r.worlds.put(w)
 	p := Policy(k.strategy, k.base, k.cap, k.multiplier)
 	events := make([]float64, len(pilotSizes))
 	for i, n := range pilotSizes {

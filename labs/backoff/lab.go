@@ -58,9 +58,7 @@ const runawayFactor = 20
 func Lab() *lab.Lab { return newRunner().lab() }
 
 func newRunner() *runner {
-	r := &runner{points: newMemo(memoSize), pilots: newPilots(pilotMemoSize)}
-	r.worlds.New = func() any { return new(World) }
-	return r
+	return &runner{points: newMemo(memoSize), pilots: newPilots(pilotMemoSize)}
 }
 
 // lab is the lab whose runs r runs.
@@ -89,8 +87,43 @@ const memoSize = 20000
 type runner struct {
 	points *memo
 	pilots *pilots
-	worlds sync.Pool    // of *World: grown queues and clients, reused across points and runs
+	worlds worldPool    // grown queues and clients, reused across points and runs
 	events atomic.Int64 // events simulated by runs (not pilots), for tests of the cost model
+}
+
+// worldPool keeps the idle worlds of one lab value. A world's queue and clients grow to the
+// largest simulation it has run and keep that memory, so a world taken from the pool
+// simulates without allocating; unlike a sync.Pool, the pool does not drop its worlds at each
+// garbage collection, which would make every sweep point after one grow a world again.
+type worldPool struct {
+	mu   sync.Mutex
+	idle []*World
+}
+
+// maxIdleWorlds bounds the worlds a pool keeps: enough for the workers of a few concurrent
+// runs, a few megabytes at most.
+const maxIdleWorlds = 16
+
+// get returns an idle world, or a new one.
+func (p *worldPool) get() *World {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.idle); n > 0 {
+		w := p.idle[n-1]
+		p.idle[n-1] = nil
+		p.idle = p.idle[:n-1]
+		return w
+	}
+	return new(World)
+}
+
+// put returns w to the pool, which keeps it if it has room.
+func (p *worldPool) put(w *World) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.idle) < maxIdleWorlds {
+		p.idle = append(p.idle, w)
+	}
 }
 
 // scenario is the typed form of the parameters.
@@ -554,12 +587,12 @@ func (r *runner) advance(ctx context.Context, s scenario, p *point, from, to int
 	var used []*World
 	defer func() {
 		for _, w := range used {
-			r.worlds.Put(w)
+			r.worlds.put(w)
 		}
 	}()
 	budget := runawayFactor * simEvents(int64(p.n))
 	err := engine.Trials(ctx, k*trials, runtime.GOMAXPROCS(0), func() func(int) error {
-		w := r.worlds.Get().(*World)
+		w := r.worlds.get()
 		used = append(used, w) // newWorker runs before the workers start
 		var hs []*engine.Histogram
 		if p.withHist {

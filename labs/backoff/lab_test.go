@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"syscall"
 	"testing"
 	"time"
 
@@ -262,14 +263,19 @@ func TestBudget(t *testing.T) {
 }
 
 // BenchmarkReferenceSweep is the reference simulator's full sweep: clients 10..190 step 10 ×
-// 5 strategies × 100 trials = 9,500 simulations, without the memo.
+// 5 strategies × 100 trials = 9,500 simulations, without the memo. Besides time per sweep it
+// reports the process's CPU time per sweep (cpu-s/op: user + system, every worker and the
+// garbage collector included) and per write attempt (ns/attempt: the world schedules one
+// event per attempt), which the other engineers' load on a shared machine disturbs less than
+// wall time.
 func BenchmarkReferenceSweep(b *testing.B) {
 	v, _ := Params.ParseQuery("")
 	s := scenarioOf(v)
 	tr := lab.NewTracker(func(lab.Update) {}, 0)
-	run := &runner{pilots: newPilots(1)}
-	run.worlds.New = func() any { return new(World) } // reused across points and iterations
+	run := newRunner()
 	b.ReportAllocs()
+	cpu0 := processCPU(b)
+	ev0 := run.events.Load()
 	for b.Loop() {
 		run.points = newMemo(memoSize) // nothing memoised
 		for _, n := range s.sweep {
@@ -279,10 +285,24 @@ func BenchmarkReferenceSweep(b *testing.B) {
 			}
 		}
 	}
+	cpu := processCPU(b) - cpu0
+	attempts := run.events.Load() - ev0
 	b.ReportMetric(9500*float64(b.N)/b.Elapsed().Seconds(), "sims/s")
+	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(attempts), "ns/attempt")
 }
 
-// BenchmarkSimulate measures one simulation of 100 clients with each policy.
+// processCPU returns the CPU time, user and system, the test process has used so far.
+func processCPU(tb testing.TB) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkSimulate measures one simulation of 100 clients with each policy, and the process's
+// CPU time per write attempt.
 func BenchmarkSimulate(b *testing.B) {
 	for _, name := range []string{"none", "exponential", "full"} {
 		b.Run(name, func(b *testing.B) {
@@ -291,6 +311,7 @@ func BenchmarkSimulate(b *testing.B) {
 				LatencyMean: 10 * time.Millisecond, LatencySD: 2 * time.Millisecond, Seed: 1}
 			var events int64
 			b.ReportAllocs()
+			cpu0 := processCPU(b)
 			for i := 0; b.Loop(); i++ {
 				cfg.Trial = i % 100
 				if _, err := w.Simulate(context.Background(), cfg, nil); err != nil {
@@ -299,6 +320,7 @@ func BenchmarkSimulate(b *testing.B) {
 				events += w.loop.Steps()
 			}
 			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+			b.ReportMetric(float64((processCPU(b)-cpu0).Nanoseconds())/float64(events), "ns/attempt")
 		})
 	}
 }

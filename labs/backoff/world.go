@@ -70,19 +70,23 @@ func (w *World) Simulate(ctx context.Context, cfg Config, hist *engine.Histogram
 		w.clients = append(w.clients, client{})
 	}
 	mean, sd := float64(cfg.LatencyMean), float64(cfg.LatencySD)
-	hop := func(c *client) time.Duration {
-		return time.Duration(math.Abs(mean + sd*c.net.Normal()))
-	}
+	hop := func(x float64) time.Duration { return time.Duration(math.Abs(mean + sd*x)) }
+	var x [3]float64 // the next three hops' normal draws
 	l := &w.loop
 	l.Reset(cfg.MaxEvents)
-	l.SetResolution(max((cfg.LatencyMean+cfg.LatencySD)/8, time.Microsecond)) // a handful of events a bucket
+	// About one event a bucket: clients in lockstep bunch their writes within a hop's spread, and
+	// a bucket's list is cheapest when short; the wheel still covers about 2s at the default latency.
+	l.SetResolution(max((cfg.LatencyMean+cfg.LatencySD)/64, time.Microsecond))
+	net := engine.NewSeeder(cfg.Seed, engine.Network, uint64(cfg.Trial))
+	jit := engine.NewSeeder(cfg.Seed, engine.Jitter, uint64(cfg.Trial))
 	for i := 0; i < n; i++ {
 		c := &w.clients[i]
-		engine.Seed(&c.net, cfg.Seed, engine.Network, uint64(cfg.Trial), uint64(i))
-		engine.Seed(&c.jit, cfg.Seed, engine.Jitter, uint64(cfg.Trial), uint64(i))
+		net.Seed(&c.net, uint64(i))
+		jit.Seed(&c.jit, uint64(i))
 		c.attempt, c.prev = 0, 0
-		c.readAt = hop(c)
-		l.At(c.readAt+hop(c)+hop(c), int32(i), writeAtServer)
+		c.net.Normals(x[:])
+		c.readAt = hop(x[0])
+		l.At(c.readAt+hop(x[1])+hop(x[2]), int32(i), writeAtServer)
 	}
 	var (
 		lastWin time.Duration = -1 // when the last successful write reached the server
@@ -98,7 +102,7 @@ func (w *World) Simulate(ctx context.Context, cfg Config, hist *engine.Histogram
 		if hist != nil {
 			hist.Add(now)
 		}
-		back := hop(c)
+		back := hop(c.net.Normal())
 		if lastWin <= c.readAt {
 			lastWin = now
 			out.Completion = max(out.Completion, now+back)
@@ -106,8 +110,9 @@ func (w *World) Simulate(ctx context.Context, cfg Config, hist *engine.Histogram
 		}
 		c.attempt++
 		c.prev = cfg.Policy.Sleep(c.attempt, c.prev, &c.jit)
-		c.readAt = now + back + c.prev + hop(c)
-		l.At(c.readAt+hop(c)+hop(c), ev.Actor, writeAtServer)
+		c.net.Normals(x[:])
+		c.readAt = now + back + c.prev + hop(x[0])
+		l.At(c.readAt+hop(x[1])+hop(x[2]), ev.Actor, writeAtServer)
 	}
 	if l.Exhausted() {
 		return Outcome{}, fmt.Errorf("simulation of %d clients stopped after %d events: %w", n, cfg.MaxEvents, engine.ErrBudget)

@@ -13,6 +13,20 @@ export function fromSlider(spec, p, pos) {
   return String(Number(v.toFixed(d)));
 }
 
+// applies tells whether a parameter's condition (param.When) holds for values v: the other
+// parameter has, or for a list contains, one of w.values; or, with w.min, it is at least w.min
+// (durations compared in milliseconds, the unit of their declarations).
+export function applies(spec, w, v) {
+  const raw = String(v[w.param] ?? "");
+  if (w.min != null) {
+    const other = spec.params.find((q) => q.name === w.param);
+    const x = other && other.kind === "duration" ? parseDuration(raw) : Number(raw);
+    return isFinite(x) && x >= w.min;
+  }
+  const have = raw.split(",");
+  return (w.values || []).some((x) => have.includes(x));
+}
+
 export function toSlider(spec, p, text) {
   const v = p.kind === "duration" ? parseDuration(text) : Number(text);
   if (!isFinite(v)) return null;
@@ -94,10 +108,7 @@ export function wireControls(state, form) {
           else i.removeAttribute("aria-invalid");
         }
         if (bad) { const d = ctl.closest("details"); if (d) d.open = true; }
-        if (p.applies) {
-          const w = p.applies, have = String(v[w.param] ?? "").split(",");
-          ctl.hidden = !w.values.some((x) => have.includes(x));
-        }
+        if (p.applies) ctl.hidden = !applies(spec, p.applies, v);
       }
     }
     form.inert = state.view.following;
