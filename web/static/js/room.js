@@ -88,7 +88,8 @@ class RoomStream extends Stream {
       if (r.presenter) this.presenting = true;
       if (!this.detached && r.version > this.sentId) this.sentId = r.version;
       // Changes made while the connection was away reach the room once it is back.
-      if (confirmed && this.query !== null && this.query !== queryOf(this.state.spec, r.url)) this.send(this.query);
+      // (and a tour step the page was on when it opened the room).
+      if (confirmed && this.query !== null && (this.query !== queryOf(this.state.spec, r.url) || this.stepOf() !== r.step)) this.send(this.query);
       this.onRoom("room");
       return;
     }
@@ -165,6 +166,7 @@ export function wireRoom(state, stream, results, tour) {
   function start(code, key) {
     room = new RoomStream(state, results, code, stream);
     room.key = key;
+    room.query = encode(spec, state.scenario);
     room.stepOf = () => (tour ? tour.current() : "");
     room.onRoom = (what) => update(what);
     // A tour ended without a change of scenario: the room's step is cleared all the same.
