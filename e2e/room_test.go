@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -214,4 +215,52 @@ func TestRoomUnknownCode(t *testing.T) {
 	if h := eval[string](t, ctx, `document.querySelector("h1").textContent`); h == "" {
 		t.Errorf("unknown room: blank page")
 	}
+}
+
+// TestRoomPresenterLink opens a room from outside (POST /api/v1/rooms) and its presenter_url
+// in a page: the page presents (its controls take input, its moves reach the room) and keeps
+// the key in the fragment only; a join link with a wrong key follows instead.
+func TestRoomPresenterLink(t *testing.T) {
+	srv := MustOpenServer(t)
+	res, err := http.Post(srv.URL+"/api/v1/rooms", "application/json", strings.NewReader(`{"url": "/backoff?clients=40&trials=10&sweep=off"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var created struct {
+		Code         string `json:"code"`
+		JoinURL      string `json:"join_url"`
+		PresenterURL string `json:"presenter_url"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&created); err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+
+	pres := MustOpenTab(t)
+	hookTab(t, pres)
+	if err := chromedp.Do(pres, chromedp.Navigate(srv.URL+created.PresenterURL)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, pres, `!!window.__playground?.room?.presenting && !document.getElementById("controls").inert`)
+	waitDrawn(t, pres)
+	if s := searchOf(t, pres); s != "?clients=40&trials=10&sweep=off" {
+		t.Errorf("presenter's search = %q, want the room's scenario", s)
+	}
+	moveSlider(t, pres, "clients", 45, true)
+	waitFor(t, pres, `window.__playground.room.room.url.includes("clients=45")`)
+	if r := roomOf(t, srv.URL, created.Code); r.URL != "/backoff?clients=45&trials=10&sweep=off" {
+		t.Errorf("room URL = %q, want the presenter's move", r.URL)
+	}
+	if h := eval[string](t, pres, `location.hash`); "/join/"+created.Code+h != created.PresenterURL {
+		t.Errorf("presenter's fragment = %q, want the key of %s", h, created.PresenterURL)
+	}
+
+	wrong := MustOpenTab(t)
+	hookTab(t, wrong)
+	if err := chromedp.Do(wrong, chromedp.Navigate(srv.URL+created.JoinURL+"#key=not-the-key")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, wrong, `window.__playground?.state.view.following && document.getElementById("controls").inert && !!document.querySelector(".room .room-note") && location.hash === ""`)
+	waitFor(t, wrong, `new URLSearchParams(location.search).get("clients") === "45"`)
+	waitDrawn(t, wrong)
 }
