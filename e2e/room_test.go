@@ -263,4 +263,16 @@ func TestRoomPresenterLink(t *testing.T) {
 	waitFor(t, wrong, `window.__playground?.state.view.following && document.getElementById("controls").inert && !!document.querySelector(".room .room-note") && location.hash === ""`)
 	waitFor(t, wrong, `new URLSearchParams(location.search).get("clients") === "45"`)
 	waitDrawn(t, wrong)
+
+	// A lost connection comes back by itself and follows on.
+	opened := eval[int](t, wrong, `window.__e2e.opened`)
+	if err := chromedp.Do(wrong, chromedp.Evaluate[chromedp.Void](`window.__playground.room.ws.close(4001)`)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, wrong, fmt.Sprintf(`window.__e2e.opened > %d && window.__playground.room.ws?.readyState === WebSocket.OPEN`, opened))
+	moveSlider(t, pres, "clients", 55, true)
+	waitFor(t, wrong, `new URLSearchParams(location.search).get("clients") === "55"`)
+	waitDrawn(t, wrong)
+	waitDrawn(t, pres)
+	sameCharts(t, "after a reconnect", pres, wrong)
 }
