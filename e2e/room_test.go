@@ -191,6 +191,7 @@ func TestRoomPage(t *testing.T) {
 		}
 	}
 	waitDrawn(t, fol)
+	waitDrawn(t, pres)
 	sameCharts(t, "tour step 2", pres, fol)
 }
 
