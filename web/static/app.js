@@ -13,6 +13,7 @@ import { Charts } from "./js/charts.js";
 import { renderTable } from "./js/tables.js";
 import { styler } from "./js/palette.js";
 import { installProbe } from "./js/probe.js";
+import { wireExport } from "./js/export.js";
 
 const spec = JSON.parse(document.getElementById("lab-spec").textContent);
 const start = JSON.parse(document.getElementById("lab-state").textContent);
@@ -40,6 +41,7 @@ state.on("run", () => {
   }
 });
 installProbe(state, stream, results, charts);
+wireExport(state);
 
 document.getElementById("copy-link")?.addEventListener("click", async () => {
   const status = document.getElementById("status");
