@@ -11,7 +11,7 @@ import { wireHistory } from "./js/history.js";
 import { wireStatus } from "./js/status.js";
 import { Charts } from "./js/charts.js";
 import { renderTable } from "./js/tables.js";
-import { styler } from "./js/palette.js";
+import { styler, onThemeChange } from "./js/palette.js";
 import { installProbe } from "./js/probe.js";
 import { wireExport } from "./js/export.js";
 
@@ -41,6 +41,11 @@ state.on("run", () => {
   }
 });
 installProbe(state, stream, results, charts);
+// Light or dark, as the system says; a switch redraws in the other theme's colours.
+onThemeChange(() => {
+  charts.restyle();
+  for (const t of spec.view.tables) renderTable(state, results, style, t);
+});
 wireExport(state);
 
 document.getElementById("copy-link")?.addEventListener("click", async () => {

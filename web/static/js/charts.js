@@ -7,6 +7,7 @@
 import uPlot from "../vendor/uPlot.esm.js";
 import { sig, duration, durationUnit, number, paramValue } from "./format.js";
 import { pictureValues } from "./status.js";
+import { isDark, ink } from "./palette.js";
 
 const FONT = '14px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 const LABEL_FONT = 'bold 14px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
@@ -18,7 +19,9 @@ const TIME_UNITS = { "µs": 1e-3, us: 1e-3, ms: 1, s: 1e3, min: 6e4, h: 3.6e6 };
 export const timeFactor = (unit) => TIME_UNITS[unit] || 0;
 
 // References (series beside the compared ones): greys with at least 3:1 contrast on white.
+// On the dark theme, lighter greys with at least 3:1 contrast on the dark page.
 const REF_COLOURS = ["#5f5f5f", "#8a8a8a"];
+const REF_COLOURS_DARK = ["#a3a3a3", "#7d7d7d"];
 const REF_DASHES = [[], [2, 3], [12, 4]];
 
 const INT_INCRS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1e3, 2e3, 2500, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6];
@@ -75,7 +78,16 @@ export class Charts {
     if (!compared) return st;
     if (!this.refs.has(label)) this.refs.set(label, this.refs.size);
     const i = this.refs.get(label);
-    return { index: st.index, colour: REF_COLOURS[i % REF_COLOURS.length], dash: REF_DASHES[i % REF_DASHES.length] };
+    const refs = isDark() ? REF_COLOURS_DARK : REF_COLOURS;
+    return { index: st.index, colour: refs[i % refs.length], dash: REF_DASHES[i % REF_DASHES.length] };
+  }
+
+  // restyle draws every chart afresh in the colours of the theme now on show.
+  restyle() {
+    for (const p of this.plots.values()) { p.u.destroy(); p.holder.remove(); }
+    this.plots.clear();
+    for (const el of document.querySelectorAll(".chart .legend")) delete el.dataset.sig;
+    this.drawAll();
   }
 
   box(id) { return document.querySelector(`#chart-${CSS.escape(id)} .plots`); }
@@ -289,6 +301,8 @@ export class Charts {
         points: { show: !bars, size: 5, fill: st.colour, filter: (u, si, show) => (show && u.data[0].length <= 40 ? null : []) },
       });
     }
+    const { fg, grid } = ink();
+    const axisInk = { stroke: fg, grid: { stroke: grid }, ticks: { stroke: grid } };
     const intIncrs = (on, f) => (f ? MS_INCRS.map((x) => x / f) : on ? INT_INCRS : undefined);
     const opts = {
       width, height,
@@ -300,11 +314,11 @@ export class Charts {
       },
       axes: [
         xAxis
-          ? { label: chart.x_label, font: FONT, labelFont: LABEL_FONT, values: tick(xDur, chart.log_x, chart.x_unit === "%"), incrs: intIncrs(chart.int_x, chart.log_x ? 0 : xDur), labelSize: 22, size: 36 }
-          : { font: FONT, values: (u, splits) => splits.map(() => ""), incrs: intIncrs(chart.int_x, chart.log_x ? 0 : xDur), size: 4, ticks: { show: false } },
+          ? { ...axisInk, label: chart.x_label, font: FONT, labelFont: LABEL_FONT, values: tick(xDur, chart.log_x, chart.x_unit === "%"), incrs: intIncrs(chart.int_x, chart.log_x ? 0 : xDur), labelSize: 22, size: 36 }
+          : { ...axisInk, font: FONT, values: (u, splits) => splits.map(() => ""), incrs: intIncrs(chart.int_x, chart.log_x ? 0 : xDur), size: 4, ticks: { show: false } },
         chart.split
-          ? { font: FONT, values: tick(yDur, chart.log_y, chart.y_unit === "%"), incrs: intIncrs(chart.int_y, chart.log_y ? 0 : yDur), size: 60 }
-          : { label: chart.y_label, font: FONT, labelFont: LABEL_FONT, values: tick(yDur, chart.log_y, chart.y_unit === "%"), incrs: intIncrs(chart.int_y, chart.log_y ? 0 : yDur), size: 70, labelSize: 22 },
+          ? { ...axisInk, font: FONT, values: tick(yDur, chart.log_y, chart.y_unit === "%"), incrs: intIncrs(chart.int_y, chart.log_y ? 0 : yDur), size: 60 }
+          : { ...axisInk, label: chart.y_label, font: FONT, labelFont: LABEL_FONT, values: tick(yDur, chart.log_y, chart.y_unit === "%"), incrs: intIncrs(chart.int_y, chart.log_y ? 0 : yDur), size: 70, labelSize: 22 },
       ],
       series,
       bands,
@@ -441,7 +455,8 @@ function markPlugin(ctx) {
         const cx = u.valToPos(ctx.mark, "x", true);
         const c = u.ctx, dpr = devicePixelRatio;
         c.save();
-        c.strokeStyle = "#333";
+        const { fg, mark } = ink();
+        c.strokeStyle = mark;
         c.setLineDash([4 * dpr, 4 * dpr]);
         c.lineWidth = 1.5 * dpr;
         c.beginPath();
@@ -449,7 +464,7 @@ function markPlugin(ctx) {
         c.lineTo(cx, u.bbox.top + u.bbox.height);
         c.stroke();
         c.setLineDash([]);
-        c.fillStyle = "#1b1b1b";
+        c.fillStyle = fg;
         c.font = `${13 * dpr}px system-ui, sans-serif`;
         const text = `${ctx.markP.label} = ${paramValue(ctx.markP, ctx.values[ctx.markP.name])}`;
         const w = c.measureText(text).width;
@@ -486,7 +501,7 @@ function labelsPlugin(chart, meta, style, bars) {
         c.font = `bold ${12 * dpr}px system-ui, sans-serif`;
         c.textAlign = "right";
         c.lineWidth = 3 * dpr;
-        c.strokeStyle = "#fff";
+        c.strokeStyle = ink().bg;
         for (const l of labels) {
           const y = Math.min(Math.max(l.y - 5 * dpr, u.bbox.top + 10 * dpr), u.bbox.top + u.bbox.height - 2 * dpr);
           c.strokeText(l.text, l.x - 6 * dpr, y);
