@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"image"
 	"image/png"
+	"html"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -171,4 +173,44 @@ func get(tb testing.TB, url string) string {
 		tb.Fatalf("GET %s: %s: %s", url, resp.Status, b)
 	}
 	return string(b)
+}
+
+// TestEmbedSnippet opens the embed box: its snippet frames /embed/{lab} with the scenario on
+// show, follows the scenario as it changes, and the page it names may be framed.
+func TestEmbedSnippet(t *testing.T) {
+	srv := MustOpenServer(t)
+	ctx := MustOpenTab(t)
+	hookTab(t, ctx)
+	openLab(t, ctx, srv.URL+exportURL)
+	waitDrawn(t, ctx)
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById("embed-button").click()`)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, `!document.getElementById("embed-box").hidden && document.getElementById("embed-button").getAttribute("aria-expanded") === "true"`)
+	src := func() string {
+		code := eval[string](t, ctx, `document.getElementById("embed-code").value`)
+		m := regexp.MustCompile(`^<iframe src="([^"]+)"[^>]* title="[^"]+"[^>]*></iframe>$`).FindStringSubmatch(code)
+		if m == nil {
+			t.Fatalf("snippet %q is not one iframe with a src and a title", code)
+		}
+		return html.UnescapeString(m[1])
+	}
+	if got, want := src(), srv.URL+"/embed"+exportURL; got != want {
+		t.Errorf("snippet frames %q, want %q", got, want)
+	}
+	prev := lastSent(t, ctx)
+	moveSlider(t, ctx, "clients", 50, true)
+	waitSettled(t, ctx, prev)
+	got := src()
+	if want := srv.URL + "/embed/backoff?strategies=none,full&clients=50&trials=8&sweep=10:40:15"; got != want {
+		t.Errorf("after a move the snippet frames %q, want %q", got, want)
+	}
+	resp, err := http.Get(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if csp := resp.Header.Get("Content-Security-Policy"); resp.StatusCode != 200 || !strings.Contains(csp, "frame-ancestors *") || resp.Header.Get("X-Frame-Options") != "" {
+		t.Errorf("GET %s: %s, CSP %q, X-Frame-Options %q; want 200 and a page any site may frame", got, resp.Status, csp, resp.Header.Get("X-Frame-Options"))
+	}
 }
