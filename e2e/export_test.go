@@ -3,9 +3,9 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
+	"html"
 	"image"
 	"image/png"
-	"html"
 	"io"
 	"net/http"
 	"os"
