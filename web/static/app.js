@@ -14,6 +14,7 @@ import { renderTable } from "./js/tables.js";
 import { styler, onThemeChange } from "./js/palette.js";
 import { installProbe } from "./js/probe.js";
 import { wireExport } from "./js/export.js";
+import { wirePresent } from "./js/present.js";
 
 const spec = JSON.parse(document.getElementById("lab-spec").textContent);
 const start = JSON.parse(document.getElementById("lab-state").textContent);
@@ -47,6 +48,7 @@ onThemeChange(() => {
   for (const t of spec.view.tables) renderTable(state, results, style, t);
 });
 wireExport(state);
+wirePresent(charts);
 
 document.getElementById("copy-link")?.addEventListener("click", async () => {
   const status = document.getElementById("status");
