@@ -7,6 +7,7 @@
 export function wirePresent(charts) {
   const root = document.documentElement;
   const button = document.getElementById("present-button");
+  if (!button) return; // the chart-only embed view has no presentation mode
   const on = () => root.classList.contains("presenting");
   // fit gives the big chart the height left under its heading, once the layout has settled.
   const fit = () => {
@@ -17,14 +18,12 @@ export function wirePresent(charts) {
   };
   const set = (want) => {
     root.classList.toggle("presenting", want);
-    if (button) {
-      button.setAttribute("aria-pressed", String(want));
-      button.textContent = want ? "Exit presentation" : "Present";
-    }
+    button.setAttribute("aria-pressed", String(want));
+    button.textContent = want ? "Exit presentation" : "Present";
     if (want) scrollTo(0, 0);
     requestAnimationFrame(fit);
   };
-  button?.addEventListener("click", () => set(!on()));
+  button.addEventListener("click", () => set(!on()));
   addEventListener("keydown", (e) => {
     if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || typing(e.target)) return;
     if (e.key === "p" || e.key === "P") {
