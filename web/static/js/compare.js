@@ -94,7 +94,7 @@ function drawChart(chart, a, b) {
   groups.forEach((g, i) => {
     for (const [side, list] of [["A", sa], ["B", sb]]) {
       const mine = list.filter((s) => groupOf(s) === g || s.group === "*").map((s) => ({ s, side }));
-      const holder = cellDiv(box, chart.split ? `${side}: ${g}` : side);
+      const holder = cellDiv(box, chart.split ? `${side}: ${g}` : "");
       plot(holder, width, chart.split ? 150 : 260, chart, mine, range, bars, i === groups.length - 1 || !chart.split);
     }
   });
