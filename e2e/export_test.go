@@ -81,6 +81,15 @@ func TestExportLinksMatchAPI(t *testing.T) {
 	waitSettled(t, ctx, prev)
 	waitDrawn(t, ctx)
 	check("strategies=none,full&clients=50&trials=8&sweep=10:40:15")
+
+	// A room's follower, whose controls take no input, can still export.
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`window.__playground.setFollowing(true)`)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, `document.getElementById("controls").inert`)
+	if inert := eval[bool](t, ctx, `["csv-download", "json-download", "embed-button", "compare-link", "present-button"].some((id) => !!document.getElementById(id).closest("[inert]"))`); inert {
+		t.Error("while following, the export tools are inert")
+	}
 }
 
 // TestExportPNG clicks each chart's PNG button: the browser downloads a PNG file that decodes,
