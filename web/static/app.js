@@ -4,6 +4,9 @@
 // follow it, the stream runs it, and the charts and tables draw the numbers it streams.
 // Message protocol: see the api package documentation.
 import { State } from "./js/state.js";
+import { onThemeChange } from "./js/palette.js";
+import { wireExport } from "./js/export.js";
+import { wirePresent } from "./js/present.js";
 import { Stream } from "./js/stream.js";
 import { Results } from "./js/results.js";
 import { wireControls } from "./js/controls.js";
@@ -11,10 +14,8 @@ import { wireHistory } from "./js/history.js";
 import { wireStatus } from "./js/status.js";
 import { Charts } from "./js/charts.js";
 import { renderTable } from "./js/tables.js";
-import { styler, onThemeChange } from "./js/palette.js";
+import { styler } from "./js/palette.js";
 import { installProbe } from "./js/probe.js";
-import { wireExport } from "./js/export.js";
-import { wirePresent } from "./js/present.js";
 
 const spec = JSON.parse(document.getElementById("lab-spec").textContent);
 const start = JSON.parse(document.getElementById("lab-state").textContent);
