@@ -1,7 +1,8 @@
 // Presentation mode, for a projector: larger type, the first headline chart filling the screen
 // and the first main controls beside it, everything else out of the way. It is a class on the
-// document (html.presenting) and nothing else: the scenario's URL does not change. The Present
-// button or the P key (not while typing in a field) toggles it; Escape leaves it.
+// document (html.presenting) and nothing else: the scenario's URL does not change. The
+// "Projector view" button or the P key (not while typing in a field) toggles it; Escape leaves
+// it. (A room's "Present" is another thing: it opens a live session.)
 
 // wirePresent wires the toggle; charts is the page's Charts, told how tall the big chart is.
 export function wirePresent(charts) {
@@ -19,7 +20,7 @@ export function wirePresent(charts) {
   const set = (want) => {
     root.classList.toggle("presenting", want);
     button.setAttribute("aria-pressed", String(want));
-    button.textContent = want ? "Exit presentation" : "Present";
+    button.textContent = want ? "Exit projector view" : "Projector view";
     if (want) scrollTo(0, 0);
     requestAnimationFrame(fit);
   };
