@@ -14,6 +14,7 @@ type Compare struct {
 // apiURL is the JSON API's URL of a canonical page URL ("/backoff?x" → "/api/v1/backoff?x").
 func apiURL(page string) string { return "/api/v1" + page }
 
+// compareTitle is the compare page's title.
 func compareTitle(c Compare) string {
 	if c.Lab == nil {
 		return "Compare"
@@ -21,6 +22,7 @@ func compareTitle(c Compare) string {
 	return "Compare · " + c.Lab.Title
 }
 
+// labName is the name of the lab compared, "" when there is none.
 func labName(c Compare) string {
 	if c.Lab == nil {
 		return ""
