@@ -35,6 +35,9 @@ export function wirePresent(charts) {
     }
   });
   addEventListener("resize", () => { if (on()) requestAnimationFrame(fit); });
+  // What sits above the chart (a tour's text, a room's bar, errors) may grow or shrink.
+  const above = new ResizeObserver(() => { if (on()) requestAnimationFrame(fit); });
+  for (const el of document.querySelectorAll("#session, #url-errors, .pinned .status, .pinned .chart-head")) above.observe(el);
 }
 
 // typing reports whether a key pressed at el goes into a field (a text box, a list, an
