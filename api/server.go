@@ -157,6 +157,7 @@ func (s *Server) routes() chi.Router {
 		r.Get("/api/v1/{lab}", s.result)
 		r.Get("/api/v1/{lab}.csv", s.resultCSV)
 		r.Get("/preview/{lab}.svg", s.preview)
+		r.Get("/compare", s.compare)
 		r.Get("/embed/{lab}", s.page(true))
 		r.Get("/{lab}", s.page(false))
 	})
