@@ -20,11 +20,13 @@ import (
 // Both time the page with its own clock (performance.now(), logged by js/probe.js at each
 // redraw). Timing on a shared machine is noisy, so a failed measurement is taken once more;
 // if it fails again while the page's own timers ran late (a 30 ms setInterval, calibrated
-// during the measurement, fired more than overloadLate late), the machine, not the program,
+// during the measurement, fired more than overloadLate late at the 95th percentile or stalled
+// once for more than overloadStall, or the hand's inputs could not keep their 30 ms pace), the machine, not the program,
 // is what was measured and the test is skipped loudly with its figures.
 const (
 	feedbackBound = 150.0 // ms
-	overloadLate  = 40.0  // ms: a 30 ms timer this late means the page's thread was starved
+	overloadLate  = 40.0  // ms: a 30 ms timer this late (p95) means the page's thread was starved
+	overloadStall = 100.0 // ms: one stall this long takes two thirds of the bound by itself
 )
 
 // redraw is one panel redrawn by the page (probe.redraws): when, which panel ("chart:work",
@@ -49,9 +51,12 @@ const (
 )
 
 // calibration is how late the page's 30 ms timer fired during a measurement.
-type calibration struct{ p50, p95, max float64 }
+// inputGap is the median time between the hand's inputs, for a drag.
+type calibration struct{ p50, p95, max, inputGap float64 }
 
-func (c calibration) overloaded() bool { return c.p95 > overloadLate }
+func (c calibration) overloaded() bool {
+	return c.p95 > overloadLate || c.max > overloadStall || c.inputGap > 1.5*30
+}
 
 func (c calibration) String() string {
 	load, _ := os.ReadFile("/proc/loadavg")
@@ -61,7 +66,7 @@ func (c calibration) String() string {
 func readCalibration(tb testing.TB, ctx context.Context) calibration {
 	tb.Helper()
 	late := eval[[]float64](tb, ctx, calibrationJS)
-	return calibration{percentile(late, 50), percentile(late, 95), slices.Max(append(late, 0))}
+	return calibration{p50: percentile(late, 50), p95: percentile(late, 95), max: slices.Max(append(late, 0))}
 }
 
 // measured is one measurement: whether it met the bound, its figures, and the calibration.
@@ -208,6 +213,7 @@ func TestDragBase(t *testing.T) {
 		for i := 1; i < len(at); i++ {
 			inGaps = append(inGaps, at[i]-at[i-1])
 		}
+		calib.inputGap = percentile(inGaps, 50)
 		redraws := eval[[]redraw](t, ctx, `window.__playground.redraws`)
 		var gaps []float64
 		firstPicture, worst, worstAt := math.Inf(1), 0.0, ""
