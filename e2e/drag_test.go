@@ -45,14 +45,22 @@ type statusAt struct {
 // calibrateJS starts a 30 ms setInterval in the page that records how late each tick fires;
 // calibrationJS reads the lateness, in ms.
 const (
-	calibrateJS = `(() => { const c = (window.__calib = { late: [] }); let next = performance.now() + 30;
-		c.timer = setInterval(() => { const now = performance.now(); c.late.push(Math.max(0, now - next)); next = now + 30; }, 30); })()`
-	calibrationJS = `(() => { const c = window.__calib; clearInterval(c.timer); return c.late; })()`
+	calibrateJS = `(() => { const c = (window.__calib = { late: [], long: [] }); let next = performance.now() + 30;
+		c.timer = setInterval(() => { const now = performance.now(); c.late.push(Math.max(0, now - next)); next = now + 30; }, 30);
+		c.obs = new PerformanceObserver((l) => { for (const e of l.getEntries()) c.long.push(e.duration); });
+		try { c.obs.observe({ type: "longtask" }); } catch {} })()`
+	calibrationJS = `(() => { const c = window.__calib; clearInterval(c.timer); c.obs.disconnect(); return c; })()`
 )
 
 // calibration is how late the page's 30 ms timer fired during a measurement.
-// inputGap is the median time between the hand's inputs, for a drag.
-type calibration struct{ p50, p95, max, inputGap float64 }
+// long is the page's own long tasks (over 50 ms of its main thread): their count, total and
+// longest. inputGap is the median time between the hand's inputs, for a drag.
+type calibration struct {
+	p50, p95, max      float64
+	long               int
+	longTotal, longest float64
+	inputGap           float64
+}
 
 func (c calibration) overloaded() bool {
 	return c.p95 > overloadLate || c.max > overloadStall || c.inputGap > 1.5*30
@@ -60,13 +68,19 @@ func (c calibration) overloaded() bool {
 
 func (c calibration) String() string {
 	load, _ := os.ReadFile("/proc/loadavg")
-	return fmt.Sprintf("30ms-timer lateness p50=%.1fms p95=%.1fms max=%.1fms; loadavg %s", c.p50, c.p95, c.max, strings.TrimSpace(string(load)))
+	return fmt.Sprintf("30ms-timer lateness p50=%.1fms p95=%.1fms max=%.1fms; page long tasks %d, %.0fms in all, longest %.0fms; loadavg %s",
+		c.p50, c.p95, c.max, c.long, c.longTotal, c.longest, strings.TrimSpace(string(load)))
 }
 
 func readCalibration(tb testing.TB, ctx context.Context) calibration {
 	tb.Helper()
-	late := eval[[]float64](tb, ctx, calibrationJS)
-	return calibration{p50: percentile(late, 50), p95: percentile(late, 95), max: slices.Max(append(late, 0))}
+	c := eval[struct{ Late, Long []float64 }](tb, ctx, calibrationJS)
+	total := 0.0
+	for _, d := range c.Long {
+		total += d
+	}
+	return calibration{p50: percentile(c.Late, 50), p95: percentile(c.Late, 95), max: slices.Max(append(c.Late, 0)),
+		long: len(c.Long), longTotal: total, longest: slices.Max(append(c.Long, 0))}
 }
 
 // measured is one measurement: whether it met the bound, its figures, and the calibration.
