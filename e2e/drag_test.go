@@ -42,23 +42,34 @@ type statusAt struct {
 	Text string  `json:"text"`
 }
 
-// calibrateJS starts a 30 ms setInterval in the page that records how late each tick fires;
-// calibrationJS reads the lateness, in ms.
+// calibrateJS starts a 30 ms setInterval in the page that records how late each tick fires,
+// observes the page's long tasks and times the charts' draw calls; calibrationJS stops it and
+// returns what it recorded, in ms.
 const (
-	calibrateJS = `(() => { const c = (window.__calib = { late: [], long: [] }); let next = performance.now() + 30;
+	calibrateJS = `(() => { const c = (window.__calib = { late: [], long: [], draw: [] });
+		const ch = window.__playground.charts, draw = ch.draw;
+		if (!ch.timed) {
+			ch.timed = true;
+			ch.draw = function (...a) { const t = performance.now(); const r = draw.apply(this, a); window.__calib.draw.push(performance.now() - t); return r; };
+		}
+		let next = performance.now() + 30;
 		c.timer = setInterval(() => { const now = performance.now(); c.late.push(Math.max(0, now - next)); next = now + 30; }, 30);
 		c.obs = new PerformanceObserver((l) => { for (const e of l.getEntries()) c.long.push(e.duration); });
 		try { c.obs.observe({ type: "longtask" }); } catch {} })()`
-	calibrationJS = `(() => { const c = window.__calib; clearInterval(c.timer); c.obs.disconnect(); return c; })()`
+	calibrationJS = `(() => { const c = window.__calib; clearInterval(c.timer); c.obs.disconnect();
+		return { late: c.late, long: c.long, draw: c.draw }; })()`
 )
 
-// calibration is how late the page's 30 ms timer fired during a measurement.
-// long is the page's own long tasks (over 50 ms of its main thread): their count, total and
-// longest. inputGap is the median time between the hand's inputs, for a drag.
+// calibration is what the page's clock said about the machine during a measurement: how late
+// its 30 ms timer fired; its long tasks (over 50 ms of its main thread: count, total and
+// longest); how long the charts' draw calls took, to tell a slow page from a starved one; and,
+// for a drag, the median time between the hand's inputs.
 type calibration struct {
 	p50, p95, max      float64
 	long               int
 	longTotal, longest float64
+	draws              int
+	drawP95            float64
 	inputGap           float64
 }
 
@@ -68,19 +79,20 @@ func (c calibration) overloaded() bool {
 
 func (c calibration) String() string {
 	load, _ := os.ReadFile("/proc/loadavg")
-	return fmt.Sprintf("30ms-timer lateness p50=%.1fms p95=%.1fms max=%.1fms; page long tasks %d, %.0fms in all, longest %.0fms; loadavg %s",
-		c.p50, c.p95, c.max, c.long, c.longTotal, c.longest, strings.TrimSpace(string(load)))
+	return fmt.Sprintf("30ms-timer lateness p50=%.1fms p95=%.1fms max=%.1fms; page long tasks %d, %.0fms in all, longest %.0fms; %d chart draws, p95 %.1fms each; loadavg %s",
+		c.p50, c.p95, c.max, c.long, c.longTotal, c.longest, c.draws, c.drawP95, strings.TrimSpace(string(load)))
 }
 
 func readCalibration(tb testing.TB, ctx context.Context) calibration {
 	tb.Helper()
-	c := eval[struct{ Late, Long []float64 }](tb, ctx, calibrationJS)
+	c := eval[struct{ Late, Long, Draw []float64 }](tb, ctx, calibrationJS)
 	total := 0.0
 	for _, d := range c.Long {
 		total += d
 	}
 	return calibration{p50: percentile(c.Late, 50), p95: percentile(c.Late, 95), max: slices.Max(append(c.Late, 0)),
-		long: len(c.Long), longTotal: total, longest: slices.Max(append(c.Long, 0))}
+		long: len(c.Long), longTotal: total, longest: slices.Max(append(c.Long, 0)),
+		draws: len(c.Draw), drawP95: percentile(c.Draw, 95)}
 }
 
 // measured is one measurement: whether it met the bound, its figures, and the calibration.
