@@ -101,7 +101,7 @@ func browser(tb testing.TB) context.Context {
 func MustOpenTab(tb testing.TB) context.Context {
 	tb.Helper()
 	ctx, cancel := chromedp.NewContext(browser(tb))
-	ctx, cancelT := context.WithTimeout(ctx, 60*time.Second)
+	ctx, cancelT := context.WithTimeout(ctx, slow*60*time.Second)
 	messages := chromedp.Console(ctx)
 	if err := chromedp.Do(ctx); err != nil {
 		tb.Fatal(err)
@@ -177,7 +177,7 @@ func eval[T any](tb testing.TB, ctx context.Context, expr string) T {
 // waitFor polls a JavaScript condition until it is true.
 func waitFor(tb testing.TB, ctx context.Context, cond string) {
 	tb.Helper()
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](cond)); err != nil {
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](cond, chromedp.WithPollingTimeout(slow*30*time.Second))); err != nil {
 		tb.Fatalf("waiting for %s: %v", cond, err)
 	}
 }

@@ -24,7 +24,7 @@ import (
 // Its message listener is added before the page's, so by the time the page has handled a reply
 // the hook has recorded it.
 const wsHook = `(() => {
-  const h = (window.__e2e = { lastSent: 0, sent: 0, lastStart: -1, lastDone: -1, lastError: -1, opened: 0, closes: [] });
+  const h = (window.__e2e = { lastSent: 0, sent: 0, lastStart: -1, lastDone: -1, lastError: -1, opened: 0, closes: [], pictures: [] });
   h.canon = (v) => Array.isArray(v) ? "[" + v.map(h.canon).join(",") + "]"
     : v !== null && typeof v === "object" ? "{" + Object.keys(v).sort().map((k) => JSON.stringify(k) + ":" + h.canon(v[k])).join(",") + "}"
     : JSON.stringify(v);
@@ -39,6 +39,8 @@ const wsHook = `(() => {
         if (m.type === "start") h.lastStart = m.id;
         if (m.type === "done") h.lastDone = m.id;
         if (m.type === "error") h.lastError = m.id;
+        // When each run's first complete picture (its first refine frame) arrived.
+        if (m.type === "frame" && m.refine && !h.pictures.some((p) => p.id === m.id)) h.pictures.push({ id: m.id, t: performance.now() });
       });
       this.addEventListener("close", (e) => h.closes.push(e.code));
     }

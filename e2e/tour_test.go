@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/url"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -69,26 +68,11 @@ func TestTourEveryStep(t *testing.T) {
 	}
 }
 
-// openStep opens a tour step and waits for its final result. Under the race detector the
-// heaviest steps (a sweep of 500 clients, say) take minutes: there the test waits for the
-// step's first picture and then gives the final result a while, and only logs if it is late.
+// openStep opens a tour step and waits for its final result.
 func openStep(t *testing.T, ctx context.Context, u string) {
 	t.Helper()
-	if !raceEnabled {
-		openLab(t, ctx, u)
-		waitDrawn(t, ctx)
-		return
-	}
-	if err := chromedp.Do(ctx, chromedp.Navigate(u)); err != nil {
-		t.Fatalf("navigate %s: %v", u, err)
-	}
-	waitFor(t, ctx, `(() => { const p = window.__playground, h = window.__e2e;
-		return !!p && !!h && h.lastStart >= 1 && p.draws > 0 || (!!h && h.lastError >= 1); })()`)
-	final := `(() => { const p = window.__playground, h = window.__e2e;
-		return h.lastDone === h.lastSent && p.state.run.phase === "done" && !p.state.stale(); })()`
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](final, chromedp.WithPollingTimeout(30*time.Second))); err != nil {
-		t.Logf("%s: not final within 30 s under the race detector; checked its first picture", u)
-	}
+	openLab(t, ctx, u)
+	waitDrawn(t, ctx)
 }
 
 // TestTourKeyboard starts a tour from the Tours menu and steps through it with the keyboard

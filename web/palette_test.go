@@ -97,3 +97,87 @@ func lab(c [3]float64) [3]float64 {
 func deltaE(a, b [3]float64) float64 {
 	return math.Sqrt((a[0]-b[0])*(a[0]-b[0]) + (a[1]-b[1])*(a[1]-b[1]) + (a[2]-b[2])*(a[2]-b[2]))
 }
+
+// TestDarkPaletteReadable checks the dark theme's series colours (darkColours in
+// js/palette.js) against the dark page of app.css: each has at least 3:1 contrast against its
+// background, and every pair stays at least 20 CIELAB ΔE apart for normal vision and the
+// three simulated deficiencies, as on the light page. The dark theme's text, too, has at least
+// 4.5:1 contrast.
+func TestDarkPaletteReadable(t *testing.T) {
+	src, err := fs.ReadFile(Static, "js/palette.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	css, err := fs.ReadFile(Static, "app.css")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`export const darkColours = \[([^\]]*)\]`).FindSubmatch(src)
+	if m == nil {
+		t.Fatal("no darkColours in js/palette.js")
+	}
+	hexes := regexp.MustCompile(`#[0-9A-Fa-f]{6}`).FindAllString(string(m[1]), -1)
+	if len(hexes) < 7 {
+		t.Fatalf("%d dark colours, want at least 7 (one per option of the largest key)", len(hexes))
+	}
+	dark := regexp.MustCompile(`(?s)@media \(prefers-color-scheme: dark\) \{\s*:root \{([^}]*)\}`).FindSubmatch(css)
+	if dark == nil {
+		t.Fatal("app.css has no :root block for prefers-color-scheme: dark")
+	}
+	vars := map[string]string{}
+	for _, v := range regexp.MustCompile(`--([a-z-]+):\s*(#[0-9A-Fa-f]{6})`).FindAllSubmatch(dark[1], -1) {
+		vars[string(v[1])] = string(v[2])
+	}
+	bg := vars["bg"]
+	if bg == "" || luminance(bg) > 0.05 {
+		t.Fatalf("dark --bg = %q, want a dark colour", bg)
+	}
+	for _, h := range hexes {
+		if c := contrastOn(h, bg); c < 3 {
+			t.Errorf("%s has %.2f:1 contrast against the dark page %s, want at least 3:1", h, c, bg)
+		}
+	}
+	for _, name := range []string{"fg", "muted", "accent", "bad"} {
+		if c := contrastOn(vars[name], bg); c < 4.5 {
+			t.Errorf("dark --%s %s has %.2f:1 contrast against %s, want at least 4.5:1", name, vars[name], c, bg)
+		}
+	}
+	for _, mat := range visions {
+		worst, pair := math.Inf(1), ""
+		for i := range hexes {
+			for j := i + 1; j < len(hexes); j++ {
+				if d := deltaE(lab(simulate(hexes[i], mat.m)), lab(simulate(hexes[j], mat.m))); d < worst {
+					worst, pair = d, hexes[i]+" and "+hexes[j]
+				}
+			}
+		}
+		if worst < 20 {
+			t.Errorf("%s: %s are only %.1f ΔE apart, want at least 20", mat.name, pair, worst)
+		}
+	}
+}
+
+// visions are the colour-vision simulations (Machado, Oliveira and Fernandes 2009, severity 1).
+var visions = []struct {
+	name string
+	m    [3][3]float64
+}{
+	{"normal", [3][3]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}},
+	{"protanopia", [3][3]float64{{0.152286, 1.052583, -0.204868}, {0.114503, 0.786281, 0.099216}, {-0.003882, -0.048116, 1.051998}}},
+	{"deuteranopia", [3][3]float64{{0.367322, 0.860646, -0.227968}, {0.280085, 0.672501, 0.047413}, {-0.011820, 0.042940, 0.968881}}},
+	{"tritanopia", [3][3]float64{{1.255528, -0.076749, -0.178779}, {-0.078411, 0.930809, 0.147602}, {0.004733, 0.691367, 0.303900}}},
+}
+
+func luminance(hex string) float64 {
+	c := linear(hex)
+	return 0.2126*c[0] + 0.7152*c[1] + 0.0722*c[2]
+}
+
+// contrastOn is the WCAG contrast ratio of two colours.
+func contrastOn(a, b string) float64 {
+	x, y := luminance(a), luminance(b)
+	if x < y {
+		x, y = y, x
+	}
+	return (x + 0.05) / (y + 0.05)
+}

@@ -4,6 +4,9 @@
 // follow it, the stream runs it, and the charts and tables draw the numbers it streams.
 // Message protocol: see the api package documentation.
 import { State } from "./js/state.js";
+import { onThemeChange } from "./js/palette.js";
+import { wireExport } from "./js/export.js";
+import { wirePresent } from "./js/present.js";
 import { Stream } from "./js/stream.js";
 import { Results } from "./js/results.js";
 import { wireControls } from "./js/controls.js";
@@ -42,6 +45,13 @@ state.on("run", () => {
   }
 });
 installProbe(state, stream, results, charts);
+// Light or dark, as the system says; a switch redraws in the other theme's colours.
+onThemeChange(() => {
+  charts.restyle();
+  for (const t of spec.view.tables) renderTable(state, results, style, t);
+});
+wireExport(state);
+wirePresent(charts);
 
 document.getElementById("copy-link")?.addEventListener("click", async () => {
   const status = document.getElementById("status");

@@ -23,6 +23,7 @@ type Page struct {
 	Embed    bool           // charts only, for framing in slides
 	Room     string         // the join code of the room the page follows, "" for none
 	Spec     map[string]any // the lab's params and view, as JSON for the page's script
+	Query    string         // the canonical query of the scenario shown, without "?"
 }
 
 // Control is one parameter's control with its current value.
@@ -41,7 +42,7 @@ type Control struct {
 func NewPage(labs []*lab.Lab, l *lab.Lab, v param.Values, errs []*param.Error, embed bool) Page {
 	spec := map[string]any{"name": l.Name, "params": l.Params, "view": l.View, "log_steps": LogSteps, "tours": l.Tours}
 	// The room, when there is one, is added by the caller (see Page.Room).
-	p := Page{Labs: labs, Lab: l, Errors: errs, Embed: embed, Spec: spec}
+	p := Page{Labs: labs, Lab: l, Errors: errs, Embed: embed, Spec: spec, Query: v.Encode()}
 	for _, sp := range l.Params {
 		c := Control{Spec: sp, Value: v.Format(sp.Name)}
 		for _, e := range errs {
@@ -96,4 +97,12 @@ func previewAlt(l *lab.Lab) string {
 		}
 	}
 	return "Preview of " + l.Title + ": " + title + ", at the default scenario"
+}
+
+// withQuery is path followed by the page's canonical query, if any.
+func (p Page) withQuery(path string) string {
+	if p.Query == "" {
+		return path
+	}
+	return path + "?" + p.Query
 }

@@ -7,9 +7,12 @@
 import uPlot from "../vendor/uPlot.esm.js";
 import { sig, duration, durationUnit, number, paramValue } from "./format.js";
 import { pictureValues } from "./status.js";
+import { isDark, ink } from "./palette.js";
 
-const FONT = '14px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
-const LABEL_FONT = 'bold 14px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+const SMALL_FONT = '14px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+const SMALL_LABEL_FONT = 'bold 14px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+const BIG_FONT = '19px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+const BIG_LABEL_FONT = 'bold 19px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 // Tick steps for duration axes (milliseconds): whole seconds, minutes and hours.
 const MS_INCRS = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 250, 500,
   1e3, 2e3, 5e3, 1e4, 15e3, 3e4, 6e4, 12e4, 3e5, 6e5, 9e5, 18e5, 36e5, 72e5, 108e5, 216e5, 432e5, 864e5];
@@ -18,7 +21,9 @@ const TIME_UNITS = { "µs": 1e-3, us: 1e-3, ms: 1, s: 1e3, min: 6e4, h: 3.6e6 };
 export const timeFactor = (unit) => TIME_UNITS[unit] || 0;
 
 // References (series beside the compared ones): greys with at least 3:1 contrast on white.
+// On the dark theme, lighter greys with at least 3:1 contrast on the dark page.
 const REF_COLOURS = ["#5f5f5f", "#8a8a8a"];
+const REF_COLOURS_DARK = ["#a3a3a3", "#7d7d7d"];
 const REF_DASHES = [[], [2, 3], [12, 4]];
 
 const INT_INCRS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1e3, 2e3, 2500, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6];
@@ -34,6 +39,7 @@ export class Charts {
     const key = state.params.get(state.spec.view.key);
     this.keyCount = key ? key.options.length : 0;
     this.refs = new Map(); // reference series' labels, in order of first sight
+    this.fill = 0; // in presentation mode, the height of the pinned headline chart (px)
     // Widths of the charts' boxes (a panel's, for small multiples), read when the layout is
     // fresh: reading layout while drawing would force the browser to lay out the page again
     // at every frame.
@@ -75,7 +81,23 @@ export class Charts {
     if (!compared) return st;
     if (!this.refs.has(label)) this.refs.set(label, this.refs.size);
     const i = this.refs.get(label);
-    return { index: st.index, colour: REF_COLOURS[i % REF_COLOURS.length], dash: REF_DASHES[i % REF_DASHES.length] };
+    const refs = isDark() ? REF_COLOURS_DARK : REF_COLOURS;
+    return { index: st.index, colour: refs[i % refs.length], dash: REF_DASHES[i % REF_DASHES.length] };
+  }
+
+  // setFill sets the height of the pinned headline chart (0: the usual height) and redraws.
+  setFill(h) {
+    if (this.fill === h) return;
+    this.fill = h;
+    this.restyle();
+  }
+
+  // restyle draws every chart afresh in the colours of the theme now on show.
+  restyle() {
+    for (const p of this.plots.values()) { p.u.destroy(); p.holder.remove(); }
+    this.plots.clear();
+    for (const el of document.querySelectorAll(".chart .legend")) delete el.dataset.sig;
+    this.drawAll();
   }
 
   box(id) { return document.querySelector(`#chart-${CSS.escape(id)} .plots`); }
@@ -216,7 +238,9 @@ export class Charts {
     const sigKey = meta.map((m) => m.s.name + (m.band || "")).join("|") + (bars ? "b" : "") + (chart.split && last ? "L" : "");
     const phone = innerWidth <= 760;
     // Small multiples: one x axis, under the last panel.
-    const height = chart.split ? (count > 3 ? 78 : 110) + (last ? 46 : 8) : phone && box.closest(".pinned") ? 190 : 250;
+    let height = chart.split ? (count > 3 ? 78 : 110) + (last ? 46 : 8) : phone && box.closest(".pinned") ? 190 : 250;
+    // Presentation mode: the pinned chart fills the screen (its panels share the height).
+    if (this.fill && box.closest(".pinned")) height = chart.split ? Math.max(80, Math.floor((this.fill - 46) / count - 28)) + (last ? 46 : 8) : this.fill;
     let p = this.plots.get(key);
     if (p && p.sig !== sigKey) {
       p.u.destroy();
@@ -289,6 +313,11 @@ export class Charts {
         points: { show: !bars, size: 5, fill: st.colour, filter: (u, si, show) => (show && u.data[0].length <= 40 ? null : []) },
       });
     }
+    const { fg, grid } = ink();
+    // Presentation mode: larger type on the axes, for the back of the room.
+    const FONT = this.fill ? BIG_FONT : SMALL_FONT, LABEL_FONT = this.fill ? BIG_LABEL_FONT : SMALL_LABEL_FONT;
+    const z = (n) => Math.round(n * (this.fill ? 1.35 : 1));
+    const axisInk = { stroke: fg, grid: { stroke: grid }, ticks: { stroke: grid } };
     const intIncrs = (on, f) => (f ? MS_INCRS.map((x) => x / f) : on ? INT_INCRS : undefined);
     const opts = {
       width, height,
@@ -300,11 +329,11 @@ export class Charts {
       },
       axes: [
         xAxis
-          ? { label: chart.x_label, font: FONT, labelFont: LABEL_FONT, values: tick(xDur, chart.log_x, chart.x_unit === "%"), incrs: intIncrs(chart.int_x, chart.log_x ? 0 : xDur), labelSize: 22, size: 36 }
-          : { font: FONT, values: (u, splits) => splits.map(() => ""), incrs: intIncrs(chart.int_x, chart.log_x ? 0 : xDur), size: 4, ticks: { show: false } },
+          ? { ...axisInk, label: chart.x_label, font: FONT, labelFont: LABEL_FONT, values: tick(xDur, chart.log_x, chart.x_unit === "%"), incrs: intIncrs(chart.int_x, chart.log_x ? 0 : xDur), labelSize: z(22), size: z(36) }
+          : { ...axisInk, font: FONT, values: (u, splits) => splits.map(() => ""), incrs: intIncrs(chart.int_x, chart.log_x ? 0 : xDur), size: 4, ticks: { show: false } },
         chart.split
-          ? { font: FONT, values: tick(yDur, chart.log_y, chart.y_unit === "%"), incrs: intIncrs(chart.int_y, chart.log_y ? 0 : yDur), size: 60 }
-          : { label: chart.y_label, font: FONT, labelFont: LABEL_FONT, values: tick(yDur, chart.log_y, chart.y_unit === "%"), incrs: intIncrs(chart.int_y, chart.log_y ? 0 : yDur), size: 70, labelSize: 22 },
+          ? { ...axisInk, font: FONT, values: tick(yDur, chart.log_y, chart.y_unit === "%"), incrs: intIncrs(chart.int_y, chart.log_y ? 0 : yDur), size: z(60) }
+          : { ...axisInk, label: chart.y_label, font: FONT, labelFont: LABEL_FONT, values: tick(yDur, chart.log_y, chart.y_unit === "%"), incrs: intIncrs(chart.int_y, chart.log_y ? 0 : yDur), size: z(70), labelSize: z(22) },
       ],
       series,
       bands,
@@ -441,7 +470,8 @@ function markPlugin(ctx) {
         const cx = u.valToPos(ctx.mark, "x", true);
         const c = u.ctx, dpr = devicePixelRatio;
         c.save();
-        c.strokeStyle = "#333";
+        const { fg, mark } = ink();
+        c.strokeStyle = mark;
         c.setLineDash([4 * dpr, 4 * dpr]);
         c.lineWidth = 1.5 * dpr;
         c.beginPath();
@@ -449,7 +479,7 @@ function markPlugin(ctx) {
         c.lineTo(cx, u.bbox.top + u.bbox.height);
         c.stroke();
         c.setLineDash([]);
-        c.fillStyle = "#1b1b1b";
+        c.fillStyle = fg;
         c.font = `${13 * dpr}px system-ui, sans-serif`;
         const text = `${ctx.markP.label} = ${paramValue(ctx.markP, ctx.values[ctx.markP.name])}`;
         const w = c.measureText(text).width;
@@ -486,7 +516,7 @@ function labelsPlugin(chart, meta, style, bars) {
         c.font = `bold ${12 * dpr}px system-ui, sans-serif`;
         c.textAlign = "right";
         c.lineWidth = 3 * dpr;
-        c.strokeStyle = "#fff";
+        c.strokeStyle = ink().bg;
         for (const l of labels) {
           const y = Math.min(Math.max(l.y - 5 * dpr, u.bbox.top + 10 * dpr), u.bbox.top + u.bbox.height - 2 * dpr);
           c.strokeText(l.text, l.x - 6 * dpr, y);

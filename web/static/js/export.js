@@ -1,0 +1,186 @@
+// Export: the current scenario's data as CSV and JSON (links to the API for the scenario's
+// canonical URL, kept up to date as the scenario changes), each chart as a PNG image (its
+// title, legend and panels drawn onto one canvas), the chart-only embed view as a copyable
+// iframe snippet, and a link to the compare view with this scenario as A and B.
+import { encode } from "./state.js";
+
+// wireExport keeps the page's export links on the scenario shown and wires the PNG and embed
+// buttons.
+export function wireExport(state) {
+  const name = state.spec.name;
+  const update = () => {
+    // The address holds the last valid scenario (history.js); fall back to the state's.
+    const q = location.pathname.endsWith("/" + name) ? location.search.slice(1) : encode(state.spec, state.scenario);
+    const query = q ? "?" + q : "";
+    setHref("csv-download", `/api/v1/${name}.csv${query}`);
+    setHref("json-download", `/api/v1/${name}${query}`);
+    const page = `/${name}${query}`;
+    setHref("compare-link", `/compare?a=${encodeURIComponent(page)}&b=${encodeURIComponent(page)}`);
+    const code = document.getElementById("embed-code");
+    if (code) {
+      const snippet = embedSnippet(location.origin, name, query, document.querySelector(".lab-head h1")?.textContent || name);
+      if (code.value !== snippet) code.value = snippet;
+    }
+  };
+  state.on("values", update);
+  state.on("accepted", update);
+  addEventListener("popstate", update);
+  update();
+
+  for (const b of document.querySelectorAll("button.png[data-png]")) {
+    b.addEventListener("click", async () => {
+      const section = b.closest(".chart");
+      try {
+        const blob = await chartPNG(section);
+        download(blob, `${name}-${b.dataset.png}.png`);
+      } catch (err) {
+        say(`Could not make the image: ${err.message}`);
+      }
+    });
+  }
+
+  const embed = document.getElementById("embed-button");
+  const box = document.getElementById("embed-box");
+  if (embed && box) {
+    embed.addEventListener("click", () => {
+      box.hidden = !box.hidden;
+      embed.setAttribute("aria-expanded", String(!box.hidden));
+      if (!box.hidden) {
+        update();
+        const code = document.getElementById("embed-code");
+        code.focus();
+        code.select();
+      }
+    });
+    document.getElementById("embed-copy")?.addEventListener("click", async () => {
+      const code = document.getElementById("embed-code");
+      try {
+        await navigator.clipboard.writeText(code.value);
+        say("Embed snippet copied.");
+      } catch {
+        code.focus();
+        code.select();
+        say("Press Ctrl+C (⌘C) to copy the selected snippet.");
+      }
+    });
+  }
+}
+
+// embedSnippet is the iframe that shows the chart-only view of a scenario on another page.
+export function embedSnippet(origin, name, query, title) {
+  const src = `${origin}/embed/${name}${query}`.replace(/&/g, "&amp;").replace(/"/g, "&quot;");
+  const t = String(title).replace(/&/g, "&amp;").replace(/"/g, "&quot;");
+  return `<iframe src="${src}" width="800" height="450" style="border:0" title="${t} · Resilience Playground" loading="lazy"></iframe>`;
+}
+
+function setHref(id, href) {
+  const a = document.getElementById(id);
+  if (a && a.getAttribute("href") !== href) a.setAttribute("href", href);
+}
+
+function say(text) {
+  const status = document.getElementById("status");
+  if (status) status.textContent = text;
+}
+
+// download offers blob to the person as a file named name.
+export function download(blob, name) {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name;
+  a.hidden = true;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+// chartPNG draws a chart section (its title, legend and every panel's canvas, with the panel
+// titles of small multiples) onto one canvas in the page's colours and returns it as PNG.
+export function chartPNG(section) {
+  const holders = [...section.querySelectorAll(".plots .plot")].filter((h) => h.querySelector("canvas"));
+  if (!holders.length) return Promise.reject(new Error("the chart has nothing drawn yet"));
+  const first = holders[0].querySelector("canvas");
+  const k = first.width / (first.getBoundingClientRect().width || first.width) || 1;
+  const css = getComputedStyle(document.documentElement);
+  const bg = css.getPropertyValue("--bg").trim() || "#fff";
+  const fg = css.getPropertyValue("--fg").trim() || "#1b1b1b";
+  const font = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+  const pad = 12 * k;
+  const width = Math.max(...holders.map((h) => h.querySelector("canvas").width)) + 2 * pad;
+  const title = section.querySelector(".chart-head h2")?.textContent.trim() || "";
+  const items = [...section.querySelectorAll(".legend li")].map((li) => {
+    const mark = li.querySelector("line, rect");
+    return {
+      text: li.textContent.trim(),
+      colour: mark?.getAttribute("stroke") || fg,
+      dash: (mark?.getAttribute("stroke-dasharray") || "").split(/[ ,]+/).filter(Boolean).map(Number),
+      bar: mark?.tagName === "rect",
+    };
+  });
+  const c = document.createElement("canvas");
+  const g = c.getContext("2d");
+  // Lay the legend out in rows that fit the width.
+  g.font = `${13 * k}px ${font}`;
+  const rows = [[]];
+  let x = pad;
+  for (const it of items) {
+    const w = 34 * k + g.measureText(it.text).width + 14 * k;
+    if (x + w > width - pad && rows[rows.length - 1].length) { rows.push([]); x = pad; }
+    rows[rows.length - 1].push({ ...it, x });
+    x += w;
+  }
+  const titleH = title ? 26 * k : 0;
+  const legendH = items.length ? rows.length * 20 * k + 4 * k : 0;
+  const panels = holders.map((h) => ({ canvas: h.querySelector("canvas"), title: h.querySelector(".panel-title")?.textContent.trim() || "" }));
+  const panelsH = panels.reduce((a, p) => a + p.canvas.height + (p.title ? 18 * k : 0), 0);
+  c.width = Math.ceil(width);
+  c.height = Math.ceil(pad + titleH + legendH + panelsH + pad);
+  g.fillStyle = bg;
+  g.fillRect(0, 0, c.width, c.height);
+  let y = pad;
+  g.textBaseline = "top";
+  if (title) {
+    g.fillStyle = fg;
+    g.font = `bold ${17 * k}px ${font}`;
+    g.fillText(title, pad, y);
+    y += titleH;
+  }
+  g.font = `${13 * k}px ${font}`;
+  for (const row of rows) {
+    for (const it of row) {
+      g.save();
+      g.strokeStyle = it.colour;
+      g.lineWidth = 3 * k;
+      if (it.bar) {
+        g.fillStyle = it.colour + "55";
+        g.fillRect(it.x + 6 * k, y + 3 * k, 16 * k, 10 * k);
+        g.lineWidth = 1 * k;
+        g.strokeRect(it.x + 6 * k, y + 3 * k, 16 * k, 10 * k);
+      } else {
+        g.setLineDash(it.dash.map((d) => d * k));
+        g.beginPath();
+        g.moveTo(it.x, y + 8 * k);
+        g.lineTo(it.x + 28 * k, y + 8 * k);
+        g.stroke();
+      }
+      g.restore();
+      g.fillStyle = fg;
+      g.fillText(it.text, it.x + 34 * k, y + 1 * k);
+    }
+    if (row.length) y += 20 * k;
+  }
+  if (items.length) y += 4 * k;
+  for (const p of panels) {
+    if (p.title) {
+      g.fillStyle = fg;
+      g.font = `600 ${13 * k}px ${font}`;
+      g.fillText(p.title, pad, y);
+      y += 18 * k;
+    }
+    g.drawImage(p.canvas, pad, y);
+    y += p.canvas.height;
+  }
+  return new Promise((resolve, reject) => c.toBlob((b) => (b ? resolve(b) : reject(new Error("the browser made no image"))), "image/png"));
+}

@@ -1,0 +1,31 @@
+package templates
+
+import "github.com/resilience-playground/playground/lab"
+
+// Compare is what the compare view shows: two scenarios of one lab, A and B.
+type Compare struct {
+	Labs  []*lab.Lab
+	Lab   *lab.Lab       // nil when Error is set
+	A, B  string         // the scenarios' page URLs (canonical when they resolved)
+	Error string         // why the URLs cannot be compared, "" when they can
+	Spec  map[string]any // the lab's params and view, as JSON for the page's script
+}
+
+// apiURL is the JSON API's URL of a canonical page URL ("/backoff?x" → "/api/v1/backoff?x").
+func apiURL(page string) string { return "/api/v1" + page }
+
+// compareTitle is the compare page's title.
+func compareTitle(c Compare) string {
+	if c.Lab == nil {
+		return "Compare"
+	}
+	return "Compare · " + c.Lab.Title
+}
+
+// labName is the name of the lab compared, "" when there is none.
+func labName(c Compare) string {
+	if c.Lab == nil {
+		return ""
+	}
+	return c.Lab.Name
+}
