@@ -37,7 +37,7 @@ export function wireTour(state) {
     list.append(el("li", {}, a, ` (${t.steps.length} steps)`));
   }
   menu.append(list);
-  (box.querySelector(".session-tools") || box).append(menu);
+  (document.querySelector(".session-tools") || box).append(menu);
 
   const panel = el("aside", { id: "tour", class: "tour", "aria-labelledby": "tour-title", hidden: "" });
   box.append(panel);
