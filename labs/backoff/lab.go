@@ -651,7 +651,8 @@ func (r *runner) advance(ctx context.Context, s scenario, p *point, from, to int
 	return nil
 }
 
-// scheduleUpdate is the retry schedule of seeds 001 and 004: exponential t_n = min(cap, a·r^(n−1))
+// scheduleUpdate is the retry schedule of the posts “リトライ処理時のExponential Backoff(指数関数バックオフ)戦略”
+// and “Exponential backoff における経過時間とリトライ間隔の関係”: exponential t_n = min(cap, a·r^(n−1))
 // beside linear t_n = min(cap, a·n), with elapsed T_n and the relation t_{n+1} = a + (r−1)·T_n.
 func scheduleUpdate(s scenario) lab.Update {
 	exp := backoff.Schedule(s.base, s.cap, s.multiplier, s.retries)

@@ -160,7 +160,7 @@ func TestMemoMatchesSimulation(t *testing.T) {
 	}
 }
 
-// TestSchedule reproduces seed 004's table for base 1s, multiplier 1.1, cap 1h.
+// TestSchedule reproduces the table of the Qiita post “Exponential backoff における経過時間とリトライ間隔の関係” for base 1s, multiplier 1.1, cap 1h.
 func TestSchedule(t *testing.T) {
 	r := mustRun(t, "base=1s&multiplier=1.1&cap=1h&retries=49&sweep=off&trials=1&clients=1")
 	steps := r.Summary["schedule"].([]ScheduleStep)

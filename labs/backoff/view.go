@@ -35,7 +35,7 @@ var view = lab.View{
 		}},
 	},
 	Notes: []string{
-		"Two conventions for counting retries meet here. The contention model keeps the reference simulator's: the first retry already uses attempt 1, so its exponential sleep is min(cap, a·r). The retry schedule follows the Qiita post (seed 004): the sleep before retry n is t_n = min(cap, a·r^(n−1)), so the first sleep is the base.",
+		"Two conventions for counting retries meet here. The contention model keeps the reference simulator's: the first retry already uses attempt 1, so its exponential sleep is min(cap, a·r). The retry schedule follows the Qiita post “Exponential backoff における経過時間とリトライ間隔の関係”: the sleep before retry n is t_n = min(cap, a·r^(n−1)), so the first sleep is the base.",
 		"The inverse: to make the next interval about X% of the time already spent, choose r = 1 + X/100 (r = 1.1 for 10%).",
 		"Work counts write calls only, as in the post; completion is the simulated time until the last client succeeds. Both are means over trials.",
 	},
