@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"testing"
 	"time"
 
 	"github.com/resilience-playground/playground/lab"
@@ -186,3 +187,18 @@ func (g *Gated) Runs() int { return int(g.runs.Load()) }
 
 // Running returns how many runs are executing the lab's code now.
 func (g *Gated) Running() int { return int(g.running.Load()) }
+
+// MustRun runs the scenario of a URL query on l to its final result, failing tb on a bad query
+// or a failed run. Labs' tests share it.
+func MustRun(tb testing.TB, l *lab.Lab, query string) *lab.Result {
+	tb.Helper()
+	v, err := l.Params.ParseQuery(query)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	r, err := l.Execute(context.Background(), v, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r
+}

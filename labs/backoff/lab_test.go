@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/resilience-playground/playground/lab"
+	"github.com/resilience-playground/playground/lab/labtest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
@@ -28,15 +29,7 @@ func mustRun(tb testing.TB, query string) *lab.Result {
 // mustRunOn runs a scenario URL query on lab l.
 func mustRunOn(tb testing.TB, l *lab.Lab, query string) *lab.Result {
 	tb.Helper()
-	v, err := Params.ParseQuery(query)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	r, err := l.Execute(context.Background(), v, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return r
+	return labtest.MustRun(tb, l, query)
 }
 
 func strategies(tb testing.TB, r *lab.Result) map[string]StrategySummary {

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/resilience-playground/playground/lab"
+	"github.com/resilience-playground/playground/lab/labtest"
 	"github.com/resilience-playground/playground/param"
 )
 
@@ -24,17 +25,10 @@ func mustRun(tb testing.TB, query string) *lab.Result {
 	return mustRunOn(tb, Lab(), query)
 }
 
+// mustRunOn runs a scenario URL query on lab l.
 func mustRunOn(tb testing.TB, l *lab.Lab, query string) *lab.Result {
 	tb.Helper()
-	v, err := Params.ParseQuery(query)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	r, err := l.Execute(context.Background(), v, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return r
+	return labtest.MustRun(tb, l, query)
 }
 
 func policies(tb testing.TB, r *lab.Result) map[string]PolicySummary {

@@ -2,7 +2,6 @@ package ratelimit
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/resilience-playground/playground/algorithms/ratelimit"
 	"github.com/resilience-playground/playground/lab"
+	"github.com/resilience-playground/playground/lab/labtest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
@@ -23,15 +23,7 @@ var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 // mustRunOn runs a scenario URL query on lab l.
 func mustRunOn(tb testing.TB, l *lab.Lab, query string) *lab.Result {
 	tb.Helper()
-	v, err := Params.ParseQuery(query)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	r, err := l.Execute(context.Background(), v, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return r
+	return labtest.MustRun(tb, l, query)
 }
 
 func mustRun(tb testing.TB, query string) *lab.Result {
