@@ -62,7 +62,6 @@ type liveRoom struct {
 	d         *driver
 	followers int // local followers (presenters not counted)
 	members   int // local connections
-	version   int64
 	room      room.Room
 	total     int // followers over every server, as last read
 }
@@ -329,7 +328,7 @@ func (rs *roomServer) join(rm room.Room) (*liveRoom, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	lr = &liveRoom{code: rm.Code, lab: l, b: newBroadcast(), cancel: cancel, members: 1, followers: 1, room: rm, version: rm.Version}
+	lr = &liveRoom{code: rm.Code, lab: l, b: newBroadcast(), cancel: cancel, members: 1, followers: 1, room: rm}
 	rs.rooms[rm.Code] = lr
 	rs.mu.Unlock()
 
@@ -368,12 +367,9 @@ func (rs *roomServer) watch(ctx context.Context, lr *liveRoom, changes <-chan ro
 			}
 			n, _ := rs.store.Followers(ctx, lr.code)
 			rs.mu.Lock()
-			newer := rm.Version > lr.version
-			if newer || rm.Version == lr.version {
+			newer := rm.Version > lr.room.Version
+			if rm.Version >= lr.room.Version {
 				lr.room, lr.total = rm, n
-			}
-			if newer {
-				lr.version = rm.Version
 			}
 			rs.mu.Unlock()
 			if newer {
