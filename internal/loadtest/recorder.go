@@ -32,8 +32,8 @@ type recorder struct {
 	dial       []time.Duration
 	counts     Counts
 	errs       [numErrKinds]int64
-	samples    []string // the first few distinct error messages
-	refusals   []string // the first few distinct refusals
+	samples    []string          // the first few distinct error messages
+	refusals   map[string]string // the first refusal naming each parameter
 }
 
 // Counts are the events of a viewers or churn load.
@@ -101,24 +101,23 @@ func (r *recorder) fail(k errKind, msg string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.errs[k]++
-	r.samples = addSample(r.samples, msg)
+	if len(r.samples) < maxSamples && !slices.Contains(r.samples, msg) {
+		r.samples = append(r.samples, msg)
+	}
 }
 
 // refuse counts a change the server refused with a reason, as a page shows it next to the
-// control it names.
-func (r *recorder) refuse(msg string) {
+// control it names, param.
+func (r *recorder) refuse(param, msg string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.counts.Refused++
-	r.refusals = addSample(r.refusals, msg)
-}
-
-// addSample appends msg to samples unless it is there or there are maxSamples already.
-func addSample(samples []string, msg string) []string {
-	if len(samples) < maxSamples && !slices.Contains(samples, msg) {
-		samples = append(samples, msg)
+	if r.refusals == nil {
+		r.refusals = map[string]string{}
 	}
-	return samples
+	if _, ok := r.refusals[param]; !ok {
+		r.refusals[param] = param + ": " + msg
+	}
 }
 
 func (r *recorder) errorCount() int64 {

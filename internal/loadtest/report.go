@@ -33,7 +33,7 @@ type Report struct {
 	Dial           Dist        `json:"dial"`
 	Errors         ErrorCounts `json:"errors"`
 	ErrorSamples   []string    `json:"error_samples,omitempty"`
-	RefusalSamples []string    `json:"refusal_samples,omitempty"`
+	RefusalSamples []string    `json:"refusal_samples,omitempty"` // the first refusal naming each parameter
 
 	Server ServerReport `json:"server"`
 	CPU                 // over the load
@@ -97,7 +97,10 @@ func (t *tester) report(base, during, end sample, elapsed, settled time.Duration
 		}
 	}
 	e := t.rec.errs
-	r.ErrorSamples, r.RefusalSamples = slices.Clone(t.rec.samples), slices.Clone(t.rec.refusals)
+	r.ErrorSamples = slices.Clone(t.rec.samples)
+	for _, k := range slices.Sorted(maps.Keys(t.rec.refusals)) {
+		r.RefusalSamples = append(r.RefusalSamples, t.rec.refusals[k])
+	}
 	t.rec.mu.Unlock()
 	r.Errors = ErrorCounts{
 		Dial: e[errDial], ErrorReplies: e[errReply], UnexpectedCloses: e[errClose],

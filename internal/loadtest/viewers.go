@@ -629,7 +629,7 @@ func (v *viewerState) read(ctx context.Context, c *websocket.Conn) {
 			// parameter is a rule of the server's (the work budget, a rule across two
 			// parameters): an answer a page shows by the control, not a failure.
 			if m.param != "" {
-				t.rec.refuse(fmt.Sprintf("%s: %s", m.param, m.err))
+				t.rec.refuse(m.param, m.err)
 			} else {
 				t.rec.fail(errReply, "error reply: "+m.err)
 			}
