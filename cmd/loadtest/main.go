@@ -1,6 +1,6 @@
 // Command loadtest puts load on a local playground server and reports how it copes: a
 // classroom's worth of websocket viewers on any lab, connections that vanish, a teaching
-// room's fan-out.
+// room's fan-out, and an attack by hostile clients.
 //
 //	loadtest [viewers] [-url http://127.0.0.1:8080] [-lab backoff] [-viewers 300] [-duration 60s]
 //	         [-think 2s] [-scenarios classroom|presenter|spread] [-base-query Q]
@@ -8,6 +8,8 @@
 //	loadtest churn [-churn 1000] [-churn-concurrency 20] [the viewers flags]
 //	loadtest room [-url http://localhost:8080] [-followers 300] [-changes 30]
 //	         [-scenario /backoff?clients=50&trials=10] [-vary seed] [-interval 500ms]
+//	loadtest attack [-url http://127.0.0.1:8080] [-pid PID] [-patterns heavy,streams,…]
+//	         [-conns 8] [-calm 10s] [-duration 30s] [-viewer /backoff] [-target name=URL]…
 //
 // Every mode takes -url (the server: only loopback hosts — localhost, 127.0.0.0/8, ::1 — are
 // accepted), -timeout (the bound on each dial, write, request and wait for a reply; the tool
@@ -81,6 +83,33 @@
 // used during the changes by the server, the tool and the machine. It exits with status 1,
 // naming what failed, when the room cannot be created or joined, a connection fails, an error
 // reply arrives, or a change does not reach every follower within -timeout; 2 on bad usage.
+//
+// # Attack mode
+//
+// loadtest attack repeats what a hostile client can do, all at once, -conns connections per
+// pattern (-patterns picks some; -target name=URL replaces a pattern's URL):
+//
+//   - heavy: the heaviest admitted runs, GET /api/v1/backoff?trials=1000&seed=<fresh>, in loops;
+//   - streams: streams running a heavy load-balancing scenario, the next at each done;
+//   - memory: bursts of memory-heavy load-balancing runs (3000 clients and backends, subsets of
+//     1000, every policy);
+//   - refusals: an over-budget rate-limiter URL, refused, in loops;
+//   - rooms: room creation in loops;
+//   - codes: join-code guessing, GET /api/v1/rooms/<random code>, in loops;
+//   - presenter: a presenter sending updates as fast as its socket takes them to a room of
+//     -followers followers.
+//
+// First, for -calm, a default viewer (-viewer, a new connection each visit sending the
+// scenario with a fresh seed, -pause apart) visits alone; then, for -duration, the patterns run
+// and the viewer keeps visiting. The report gives each pattern's outcomes (answers by status,
+// replies by type, closes by code, timeouts), the viewer's first frame and done times without
+// and under attack (p50, p90, max), the slots held (runs in flight from /metrics, every
+// -scrape-every), the server's resident memory before, at its peak and after (from
+// /proc/PID/status with -pid, else from /metrics), and the server's refusals by reason. 429
+// and 503 answers, refusals, busy and error replies and timeouts are expected answers; the
+// command exits with status 1, naming them, only on protocol errors (a 500, an error without
+// its JSON body, a 429 or 503 without Retry-After, a reset connection, a malformed message, an
+// unexpected close), never on a latency figure; 2 on bad usage.
 package main
 
 import (
@@ -119,8 +148,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return viewers(ctx, mode, args, stdout, stderr)
 	case "room":
 		return room(ctx, args, stdout, stderr)
+	case "attack":
+		return attack(ctx, args, stdout, stderr)
 	default:
-		err = fmt.Errorf("unknown mode %q; the modes are viewers (the default), churn and room", mode)
+		err = fmt.Errorf("unknown mode %q; the modes are viewers (the default), churn, room and attack", mode)
 	}
 	fmt.Fprintf(stderr, "loadtest: %v\n", err)
 	return 2
@@ -213,18 +244,8 @@ func viewers(ctx context.Context, mode string, args []string, stdout, stderr io.
 		fmt.Fprintf(stderr, "loadtest %s: %v\n", mode, err)
 		return 1
 	}
-	human := stdout
-	if *jsonOut {
-		human = stderr
-	}
-	rep.WriteText(human)
-	if *jsonOut {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			fmt.Fprintf(stderr, "loadtest %s: %v\n", mode, err)
-			return 1
-		}
+	if !report(rep, rep.WriteText, *jsonOut, stdout, stderr) {
+		return 1
 	}
 	if rep.Errors.Total > *maxErrors {
 		return 1
@@ -258,4 +279,75 @@ func room(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	res.WriteText(stdout)
 	return 0
+}
+
+// targets is the -target flag: pattern=URL, repeatable.
+type targets map[string]string
+
+func (t targets) String() string { return fmt.Sprint(map[string]string(t)) }
+
+func (t targets) Set(s string) error {
+	name, u, ok := strings.Cut(s, "=")
+	if !ok {
+		return errors.New("want pattern=URL")
+	}
+	t[name] = u
+	return nil
+}
+
+func attack(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("loadtest attack", flag.ContinueOnError)
+	cfg := loadtest.AttackConfig{Targets: map[string]string{}}
+	quiet := serverFlags(fs, &cfg.Server, "http://127.0.0.1:8080", 60*time.Second, true)
+	fs.IntVar(&cfg.PID, "pid", 0, "the server's process id, to read its memory from /proc (Linux); 0: from its /metrics")
+	fs.Var((*list)(&cfg.Patterns), "patterns", "patterns to run, comma-separated (default: all)")
+	fs.IntVar(&cfg.Conns, "conns", 8, "connections per pattern")
+	fs.DurationVar(&cfg.Calm, "calm", 10*time.Second, "how long the default viewer visits alone, before the attack")
+	fs.DurationVar(&cfg.Duration, "duration", 30*time.Second, "how long the attack lasts")
+	fs.StringVar(&cfg.Viewer, "viewer", "/backoff", "the default viewer's scenario (a fresh seed each visit)")
+	fs.DurationVar(&cfg.Pause, "pause", 500*time.Millisecond, "pause between the default viewer's visits")
+	fs.DurationVar(&cfg.ScrapeEvery, "scrape-every", 250*time.Millisecond, "how often /metrics (and /proc) are read")
+	fs.IntVar(&cfg.Followers, "followers", 20, "followers of the room the presenter floods")
+	fs.Var(targets(cfg.Targets), "target", "pattern=URL: replace a pattern's URL (repeatable)")
+	jsonOut := fs.Bool("json", false, "print a JSON report on standard output (the human one goes to standard error)")
+	if code, stop := parse(fs, args, stderr); stop {
+		return code
+	}
+	if !*quiet {
+		cfg.Progress = stderr
+	}
+	if err := cfg.Check(); err != nil {
+		fmt.Fprintf(stderr, "loadtest attack: %v\n", err)
+		return 2
+	}
+	rep, err := loadtest.Attack(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "loadtest attack: %v\n", err)
+		return 1
+	}
+	if !report(rep, rep.WriteText, *jsonOut, stdout, stderr) {
+		return 1
+	}
+	if rep.ProtocolErrors > 0 {
+		fmt.Fprintf(stderr, "loadtest attack: %d protocol errors, e.g. %s\n", rep.ProtocolErrors, strings.Join(rep.ErrorSamples, "; "))
+		return 1
+	}
+	return 0
+}
+
+// report prints rep for people with writeText, and with jsonOut as JSON on stdout (the human
+// report then goes to stderr). It reports whether it could.
+func report(rep any, writeText func(io.Writer), jsonOut bool, stdout, stderr io.Writer) bool {
+	if !jsonOut {
+		writeText(stdout)
+		return true
+	}
+	writeText(stderr)
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(rep); err != nil {
+		fmt.Fprintf(stderr, "loadtest: %v\n", err)
+		return false
+	}
+	return true
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -16,12 +17,24 @@ import (
 )
 
 // mustOpenServer starts an in-process server of every lab and labtest's ungated lab "free".
-func mustOpenServer(tb testing.TB) string {
+// When roomsFail, room lookups answer 500.
+func mustOpenServer(tb testing.TB, roomsFail ...bool) string {
 	m := api.NewMetrics(prometheus.NewRegistry())
 	h := hub.New(hub.Config{MaxRuns: 4, CacheSize: 64, Observe: m.ObserveRun})
-	srv := httptest.NewServer(api.New(api.Config{Labs: labs.Registry(labtest.NewGated("free", false).Lab), Hub: h, Metrics: m}))
-	tb.Cleanup(srv.Close)
-	return srv.URL
+	var srv http.Handler = api.New(api.Config{Labs: labs.Registry(labtest.NewGated("free", false).Lab), Hub: h, Metrics: m})
+	if len(roomsFail) > 0 {
+		next := srv
+		srv = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasPrefix(r.URL.Path, "/api/v1/rooms/") {
+				http.Error(w, "oops", http.StatusInternalServerError)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	ts := httptest.NewServer(srv)
+	tb.Cleanup(ts.Close)
+	return ts.URL
 }
 
 // TestModes: each mode runs from its flags, prints its report and exits 0; bad usage exits 2
@@ -44,6 +57,14 @@ func TestModes(t *testing.T) {
 			"5 followers, 3 changes of /free?steps=2"},
 		{[]string{"room", "-url", url, "-followers", "2", "-changes", "1", "-scenario", "/free", "-vary", "seed"}, 1, `is "seed" a parameter of the lab?`},
 		{[]string{"room", "-url", url, "-scenario", "/nosuchlab"}, 1, "creating the room: 400"},
+		{[]string{"attack", "-url", url, "-patterns", "codes,rooms", "-conns", "1", "-calm", "300ms", "-duration", "500ms",
+			"-viewer", "/backoff?clients=5&trials=2&sweep=off", "-target", "rooms=/free"}, 0, "protocol errors: 0"},
+		{[]string{"attack", "-url", mustOpenServer(t, true), "-patterns", "codes", "-conns", "1", "-calm", "300ms", "-duration", "500ms",
+			"-viewer", "/backoff?clients=5&trials=2&sweep=off"}, 1, "protocol errors, e.g. codes: GET /api/v1/rooms/"},
+		{[]string{"attack", "-patterns", "heavy,nosuch"}, 2, `-patterns: no pattern "nosuch"`},
+		{[]string{"attack", "-target", "heavy"}, 2, "want pattern=URL"},
+		{[]string{"attack", "-target", "heavy=api"}, 2, "-target heavy=api: give a pattern's name and a URL path"},
+		{[]string{"attack", "-viewer", "backoff"}, 2, "-viewer must be a lab URL"},
 		{[]string{"-url", "http://192.0.2.1:8080"}, 2, "not loopback"},
 		{[]string{"churn", "-url", "http://example.com"}, 2, "not loopback"},
 		{[]string{"room", "-url", "http://example.com"}, 2, "not loopback"},

@@ -222,3 +222,9 @@ func (t *target) do(ctx context.Context, method, path string, body any, timeout 
 	_, err = io.Copy(io.Discard, resp.Body)
 	return a, err
 }
+
+// errorBody is the JSON body of the server's error answers.
+type errorBody struct {
+	Error string `json:"error"`
+	Param string `json:"param"`
+}
