@@ -198,7 +198,8 @@ type VisitReport struct {
 	Done       Dist  `json:"to_done"`
 	Busy       int64 `json:"busy_replies"`
 	Refused    int64 `json:"refused"`    // answered with an error
-	Unfinished int64 `json:"unfinished"` // no done within the timeout, or when the attack ended
+	Unfinished int64 `json:"unfinished"` // no done within the timeout
+	Cut        int64 `json:"cut"`        // still running when the phase ended
 	DialFailed int64 `json:"dial_refused"`
 }
 
@@ -494,9 +495,11 @@ func (a *attack) visits(ctx context.Context) VisitReport {
 				r.Refused++
 			case v.finished:
 				first, done = append(first, v.first), append(done, v.done)
+			case ctx.Err() != nil:
+				r.Cut++
 			default:
 				r.Unfinished++
-				if err != nil && ctx.Err() == nil && !isTimeout(err) {
+				if err != nil && !isTimeout(err) {
 					a.protocol("default viewer", "%v", err)
 				}
 			}

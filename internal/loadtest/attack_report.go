@@ -28,16 +28,17 @@ func (r *AttackReport) WriteText(w io.Writer) {
 		}
 	}
 	p("\n\nthe default viewer (%s with a fresh seed each visit), ms from sending it to the first frame and to done:\n\n", r.Viewer)
-	p("| | visits | first frame p50 | p90 | max | done p50 | p90 | max | busy replies | refused | unfinished |\n")
-	p("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	p("| | visits | first frame p50 | p90 | max | done p50 | p90 | max | busy replies | refused | unfinished | cut |\n")
+	p("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, v := range []struct {
 		name string
 		r    VisitReport
 	}{{"without attack", r.Calm}, {"under attack", r.Attacked}} {
 		f, d := v.r.FirstFrame, v.r.Done
-		p("| %s | %d | %s | %s | %s | %s | %s | %s | %d | %d | %d |\n", v.name, v.r.Visits,
-			ms(f.P50, f.N), ms(f.P90, f.N), ms(f.Max, f.N), ms(d.P50, d.N), ms(d.P90, d.N), ms(d.Max, d.N), v.r.Busy, v.r.Refused, v.r.Unfinished)
+		p("| %s | %d | %s | %s | %s | %s | %s | %s | %d | %d | %d | %d |\n", v.name, v.r.Visits,
+			ms(f.P50, f.N), ms(f.P90, f.N), ms(f.Max, f.N), ms(d.P50, d.N), ms(d.P90, d.N), ms(d.Max, d.N), v.r.Busy, v.r.Refused, v.r.Unfinished, v.r.Cut)
 	}
+	p("(unfinished: no done within the timeout; cut: still running when the phase ended)\n")
 	if n := r.Calm.DialFailed + r.Attacked.DialFailed; n > 0 {
 		p("(%d visits could not connect: 429 or 503)\n", n)
 	}

@@ -61,7 +61,7 @@ func TestAttack(t *testing.T) {
 		t.Errorf("refusals' samples %q, want the budget's message", refused.Samples)
 	}
 	for name, v := range map[string]VisitReport{"calm": rep.Calm, "attacked": rep.Attacked} {
-		if v.Visits == 0 || v.FirstFrame.N+int(v.Unfinished)+int(v.Refused) != v.Visits || v.Done.N != v.FirstFrame.N {
+		if v.Visits == 0 || v.FirstFrame.N+int(v.Unfinished+v.Refused+v.Cut) != v.Visits || v.Done.N != v.FirstFrame.N {
 			t.Errorf("%s: default viewer %+v", name, v)
 		}
 	}
