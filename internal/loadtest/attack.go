@@ -181,7 +181,7 @@ type AttackReport struct {
 }
 
 // PatternReport counts a pattern's outcomes: answers by status ("200", "429"…), replies by
-// type, closes by code, timeouts.
+// type, closes by code, timeouts, and requests still unanswered when the attack ended ("cut").
 type PatternReport struct {
 	Name     string           `json:"name"`
 	What     string           `json:"what"`
@@ -580,6 +580,7 @@ func expectedClose(code websocket.StatusCode) bool {
 func (a *attack) answered(ctx context.Context, o *outcomes, what string, ans answer, err error, ok ...int) {
 	switch {
 	case ctx.Err() != nil: // the attack is over: the exchange was cut short
+		o.add("cut")
 		return
 	case isTimeout(err):
 		o.add("timeout")
