@@ -186,6 +186,28 @@ func parse(fs *flag.FlagSet, args []string, stderr io.Writer) (int, bool) {
 	return 0, false
 }
 
+// prepare parses args into fs, sends progress lines to stderr unless quiet, and checks the
+// configuration; it returns the exit status when the command should stop.
+func prepare(fs *flag.FlagSet, args []string, stderr io.Writer, s *loadtest.Server, quiet *bool, check func() error) (int, bool) {
+	if code, stop := parse(fs, args, stderr); stop {
+		return code, true
+	}
+	if !*quiet {
+		s.Progress = stderr
+	}
+	if err := check(); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", fs.Name(), err)
+		return 2, true
+	}
+	return 0, false
+}
+
+// fail says why the load failed and returns the exit status 1.
+func fail(fs *flag.FlagSet, stderr io.Writer, err error) int {
+	fmt.Fprintf(stderr, "%s: %v\n", fs.Name(), err)
+	return 1
+}
+
 // list is a flag that may be given several times, each a comma-separated list.
 type list []string
 
@@ -225,30 +247,24 @@ func viewers(ctx context.Context, mode string, args []string, stdout, stderr io.
 	fs.DurationVar(&cfg.Window, "window", 10*time.Second, "report latency to first frame per window of this length (0: no windows)")
 	jsonOut := fs.Bool("json", false, "print a JSON report on standard output (the human one goes to standard error)")
 	maxErrors := fs.Int64("max-errors", 0, "exit with status 1 when more errors than this occur")
-	if code, stop := parse(fs, args, stderr); stop {
+	check := func() error {
+		if mode == "churn" && cfg.Churn < 1 {
+			return errors.New("-churn must be at least 1")
+		}
+		return cfg.Check()
+	}
+	if code, stop := prepare(fs, args, stderr, &cfg.Server, quiet, check); stop {
 		return code
-	}
-	if mode == "churn" && cfg.Churn < 1 {
-		fmt.Fprintln(stderr, "loadtest churn: -churn must be at least 1")
-		return 2
-	}
-	if !*quiet {
-		cfg.Progress = stderr
-	}
-	if err := cfg.Check(); err != nil {
-		fmt.Fprintf(stderr, "loadtest %s: %v\n", mode, err)
-		return 2
 	}
 	rep, err := loadtest.Viewers(ctx, cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "loadtest %s: %v\n", mode, err)
-		return 1
+		return fail(fs, stderr, err)
 	}
 	if !report(rep, rep.WriteText, *jsonOut, stdout, stderr) {
 		return 1
 	}
 	if rep.Errors.Total > *maxErrors {
-		return 1
+		return fail(fs, stderr, fmt.Errorf("%d errors, more than -max-errors %d", rep.Errors.Total, *maxErrors))
 	}
 	return 0
 }
@@ -262,20 +278,12 @@ func room(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.Scenario, "scenario", "/backoff?clients=50&trials=10", "the room's scenario (a lab URL); keep it cheap to measure the fan-out, not the simulation")
 	fs.StringVar(&cfg.Vary, "vary", "seed", "parameter set to a fresh value at each change, so that each is a new run; empty: resend the scenario (a cached run)")
 	fs.DurationVar(&cfg.Interval, "interval", 500*time.Millisecond, "pause between one change reaching every follower and the next change")
-	if code, stop := parse(fs, args, stderr); stop {
+	if code, stop := prepare(fs, args, stderr, &cfg.Server, quiet, cfg.Check); stop {
 		return code
-	}
-	if !*quiet {
-		cfg.Progress = stderr
-	}
-	if err := cfg.Check(); err != nil {
-		fmt.Fprintf(stderr, "loadtest room: %v\n", err)
-		return 2
 	}
 	res, err := loadtest.MeasureRoom(ctx, cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "loadtest room: %v\n", err)
-		return 1
+		return fail(fs, stderr, err)
 	}
 	res.WriteText(stdout)
 	return 0
@@ -310,27 +318,18 @@ func attack(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.Followers, "followers", 20, "followers of the room the presenter floods")
 	fs.Var(targets(cfg.Targets), "target", "pattern=URL: replace a pattern's URL (repeatable)")
 	jsonOut := fs.Bool("json", false, "print a JSON report on standard output (the human one goes to standard error)")
-	if code, stop := parse(fs, args, stderr); stop {
+	if code, stop := prepare(fs, args, stderr, &cfg.Server, quiet, cfg.Check); stop {
 		return code
-	}
-	if !*quiet {
-		cfg.Progress = stderr
-	}
-	if err := cfg.Check(); err != nil {
-		fmt.Fprintf(stderr, "loadtest attack: %v\n", err)
-		return 2
 	}
 	rep, err := loadtest.Attack(ctx, cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "loadtest attack: %v\n", err)
-		return 1
+		return fail(fs, stderr, err)
 	}
 	if !report(rep, rep.WriteText, *jsonOut, stdout, stderr) {
 		return 1
 	}
 	if rep.ProtocolErrors > 0 {
-		fmt.Fprintf(stderr, "loadtest attack: %d protocol errors, e.g. %s\n", rep.ProtocolErrors, strings.Join(rep.ErrorSamples, "; "))
-		return 1
+		return fail(fs, stderr, fmt.Errorf("%d protocol errors, e.g. %s", rep.ProtocolErrors, strings.Join(rep.ErrorSamples, "; ")))
 	}
 	return 0
 }
@@ -346,7 +345,7 @@ func report(rep any, writeText func(io.Writer), jsonOut bool, stdout, stderr io.
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(rep); err != nil {
-		fmt.Fprintf(stderr, "loadtest: %v\n", err)
+		fmt.Fprintf(stderr, "loadtest: writing the JSON report: %v\n", err)
 		return false
 	}
 	return true
