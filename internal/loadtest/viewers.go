@@ -583,9 +583,9 @@ func (v *viewerState) read(ctx context.Context, c *websocket.Conn) {
 		}
 		now := time.Now()
 		v.mu.Lock()
-		if m.id != v.id || !v.pending {
+		if id := v.id; m.id != id || !v.pending {
 			v.mu.Unlock()
-			if m.id > v.id {
+			if m.id > id {
 				t.rec.fail(errProtocol, fmt.Sprintf("reply %q to id %d, which was never sent", m.typ, m.id))
 			} else {
 				t.rec.add(func(c *Counts) {
