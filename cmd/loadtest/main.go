@@ -100,8 +100,8 @@
 //     -followers followers.
 //
 // First, for -calm, a default viewer (-viewer, a new connection each visit sending the
-// scenario with a fresh seed, -pause apart) visits alone; then, for -duration, the patterns run
-// and the viewer keeps visiting. The report gives each pattern's outcomes (answers by status,
+// scenario with a fresh seed, -pause apart) visits alone; then the patterns start and, once
+// every one is under way, run for -duration while the viewer keeps visiting. The report gives each pattern's outcomes (answers by status,
 // replies by type, closes by code, timeouts), the viewer's first frame and done times without
 // and under attack (p50, p90, max), the slots held (runs in flight from /metrics, every
 // -scrape-every), the server's resident memory before, at its peak and after (from

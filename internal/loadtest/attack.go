@@ -26,8 +26,9 @@ import (
 // still serves that viewer.
 //
 // The attack has two phases. For Calm, only the default viewer visits: its first frame and
-// done times without attack. Then for Duration the patterns run, Conns connections each, and
-// the viewer keeps visiting. Throughout, the tool reads the server's /metrics every
+// done times without attack. Then the patterns start, Conns connections each, and once every
+// one is under way (the flooded room full, say) they run for Duration while the viewer keeps
+// visiting. Throughout, the tool reads the server's /metrics every
 // ScrapeEvery for the runs in flight (the slots held) and its resident memory — from
 // /proc/PID/status when PID is set, which also gives the process's peak (VmHWM), otherwise
 // from process_resident_memory_bytes.
@@ -70,23 +71,25 @@ type Pattern struct {
 	URL  string // what it requests by default; AttackConfig.Targets may replace it
 	What string // what it does, for the report: a format whose %s is the URL
 	run  func(ctx context.Context, a *attack, o *outcomes, url string)
+	// setup says the pattern calls o.ready once it is under way; the others are at once.
+	setup bool
 }
 
 // Patterns are the hostile patterns of an attack, in the order they are reported. Their
 // targets are the heaviest scenarios found admitted, and one refused only after an expensive
 // estimate. A fresh seed is appended to each run's URL, so that each is a new run.
 var Patterns = []Pattern{
-	{"heavy", "/api/v1/backoff?trials=1000", "GET %s&seed=<fresh>, one loop per connection", heavy},
+	{"heavy", "/api/v1/backoff?trials=1000", "GET %s&seed=<fresh>, one loop per connection", heavy, false},
 	{"streams", "/loadbalance?clients=901&backends=901&subset=301&rate=0.8&duration=3m1s",
-		"streams each running %s&seed=<fresh>, the next at each done", streams},
+		"streams each running %s&seed=<fresh>, the next at each done", streams, false},
 	{"memory", "/api/v1/loadbalance?clients=3000&backends=3000&subset=1000&rate=0.1&duration=1s&policy=round_robin,least_loaded,weighted,random,p2c",
-		"GET %s&seed=<fresh>, in bursts of one per connection", memory},
+		"GET %s&seed=<fresh>, in bursts of one per connection", memory, false},
 	{"refusals", "/api/v1/ratelimit?algorithms=sliding_log&store=racy&instances=16&limit=100000",
-		"GET %s (over budget), one loop per connection", refusals},
-	{"rooms", "/backoff", "POST /api/v1/rooms {\"url\": %q}, one loop per connection", rooms},
-	{"codes", "/api/v1/rooms/", "GET %s<random code>, guessing join codes, one loop per connection", codes},
+		"GET %s (over budget), one loop per connection", refusals, false},
+	{"rooms", "/backoff", "POST /api/v1/rooms {\"url\": %q}, one loop per connection", rooms, false},
+	{"codes", "/api/v1/rooms/", "GET %s<random code>, guessing join codes, one loop per connection", codes, false},
 	{"presenter", "/backoff?clients=50&trials=10",
-		"a presenter sending updates of %s&seed=<fresh> as fast as its socket takes them, to a room of followers", flood},
+		"a presenter sending updates of %s&seed=<fresh> as fast as its socket takes them, to a room of followers", flood, true},
 }
 
 // Check reports what is wrong with the configuration, naming the flag at fault.
@@ -275,6 +278,7 @@ func (a *attack) protocol(source, format string, args ...any) {
 // outcomes counts a pattern's outcomes. It is safe for concurrent use.
 type outcomes struct {
 	name    string // the pattern's
+	ready   func() // says the pattern is under way
 	mu      sync.Mutex
 	sent    int64
 	n       map[string]int64
@@ -339,15 +343,37 @@ func (a *attack) run(ctx context.Context) (*AttackReport, error) {
 	u0 := usageNow(sa, err == nil)
 	mon.setPhase(true)
 	a.progress("attack: %d patterns, %d connections each, for %v", len(a.patterns), a.cfg.Conns, a.cfg.Duration)
-	attackCtx, cancel := context.WithTimeout(ctx, a.cfg.Duration)
-	defer cancel()
+	patternCtx, stopPatterns := context.WithCancel(ctx)
+	defer stopPatterns()
 	outs := make([]*outcomes, len(a.patterns))
+	ready := make(chan struct{}, len(a.patterns))
 	var wg sync.WaitGroup
 	for i, p := range a.patterns {
-		outs[i] = &outcomes{name: p.Name}
-		wg.Go(func() { p.run(attackCtx, a, outs[i], a.target(p)) })
+		outs[i] = &outcomes{name: p.Name, ready: sync.OnceFunc(func() { ready <- struct{}{} })}
+		wg.Go(func() {
+			defer outs[i].ready() // a pattern that fails to set up is under way too
+			if !p.setup {
+				outs[i].ready()
+			}
+			p.run(patternCtx, a, outs[i], a.target(p))
+		})
 	}
+	// The attack's time runs once every pattern is under way (a room full of followers, say),
+	// or after the timeout.
+	setup := time.NewTimer(a.cfg.Timeout)
+	for range a.patterns {
+		select {
+		case <-ready:
+		case <-setup.C:
+		case <-ctx.Done():
+		}
+	}
+	setup.Stop()
+	attackCtx, cancel := context.WithTimeout(patternCtx, a.cfg.Duration)
+	defer cancel()
 	r.Attacked = a.visits(attackCtx)
+	<-attackCtx.Done()
+	stopPatterns()
 	wg.Wait()
 	sb, err := a.t.scrape(ctx)
 	if err != nil {
@@ -765,12 +791,21 @@ func (a *attack) ended(ctx context.Context, o *outcomes, what string, err error)
 // sent to them.
 func flood(ctx context.Context, a *attack, o *outcomes, u string) {
 	rm, err := a.t.createRoom(ctx, u)
-	if err != nil {
-		if ctx.Err() == nil {
-			o.add("room not created")
-			o.sample(err.Error())
+	for err != nil { // the rooms pattern may leave none to create for a while: try again
+		if ctx.Err() != nil {
+			return
 		}
-		return
+		o.add("room not created")
+		o.sample(err.Error())
+		if se := (*statusError)(nil); !errors.As(err, &se) || se.code != http.StatusTooManyRequests && se.code != http.StatusServiceUnavailable {
+			a.protocol(o.name, "%v", err)
+			return
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond):
+		}
+		rm, err = a.t.createRoom(ctx, u)
 	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -812,6 +847,7 @@ func flood(ctx context.Context, a *attack, o *outcomes, u string) {
 			}
 			return
 		}
+		o.ready()
 		done := make(chan struct{})
 		go func() {
 			defer close(done)

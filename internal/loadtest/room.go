@@ -262,7 +262,7 @@ func (t *target) createRoom(ctx context.Context, scenario string) (created, erro
 		return created{}, fmt.Errorf("creating the room: %w", err)
 	}
 	if a.code != http.StatusCreated {
-		return created{}, fmt.Errorf("creating the room: %d %s: %s", a.code, http.StatusText(a.code), strings.TrimSpace(string(a.body)))
+		return created{}, &statusError{code: a.code, err: fmt.Errorf("creating the room: %d %s: %s", a.code, http.StatusText(a.code), strings.TrimSpace(string(a.body)))}
 	}
 	var c created
 	if err := json.Unmarshal(a.body, &c); err != nil || c.Code == "" || c.key() == "" {
