@@ -21,9 +21,10 @@ import (
 	"github.com/resilience-playground/playground/room"
 )
 
-// AttackConfig describes an attack: the hostile patterns a client can aim at the server (see
-// [Patterns]), run together while a default viewer keeps visiting, to see whether the server
-// still serves that viewer.
+// AttackConfig describes an attack: the hostile patterns a client can aim at the server
+// (heavy, streams, memory, refusals, rooms, codes, presenter: see the loadtest command),
+// run together while a default viewer keeps visiting, to see whether the server still serves
+// that viewer.
 //
 // The attack has two phases. For Calm, only the default viewer visits: its first frame and
 // done times without attack. Then the patterns start, Conns connections each, and once every
@@ -65,8 +66,8 @@ type AttackConfig struct {
 	Targets map[string]string
 }
 
-// Pattern is one hostile pattern.
-type Pattern struct {
+// pattern is one hostile pattern.
+type pattern struct {
 	Name string
 	URL  string // what it requests by default; AttackConfig.Targets may replace it
 	What string // what it does, for the report: a format whose %s is the URL
@@ -75,10 +76,10 @@ type Pattern struct {
 	setup bool
 }
 
-// Patterns are the hostile patterns of an attack, in the order they are reported. Their
+// allPatterns are the hostile patterns of an attack, in the order they are reported. Their
 // targets are the heaviest scenarios found admitted, and one refused only after an expensive
 // estimate. A fresh seed is appended to each run's URL, so that each is a new run.
-var Patterns = []Pattern{
+var allPatterns = []pattern{
 	{"heavy", "/api/v1/backoff?trials=1000", "GET %s&seed=<fresh>, one loop per connection", heavy, false},
 	{"streams", "/loadbalance?clients=901&backends=901&subset=301&rate=0.8&duration=3m1s",
 		"streams each running %s&seed=<fresh>, the next at each done", streams, false},
@@ -98,16 +99,16 @@ func (c *AttackConfig) Check() error {
 		return err
 	}
 	for _, name := range c.Patterns {
-		if !slices.ContainsFunc(Patterns, func(p Pattern) bool { return p.Name == name }) {
+		if !slices.ContainsFunc(allPatterns, func(p pattern) bool { return p.Name == name }) {
 			var names []string
-			for _, p := range Patterns {
+			for _, p := range allPatterns {
 				names = append(names, p.Name)
 			}
 			return fmt.Errorf("-patterns: no pattern %q; the patterns are %s", name, strings.Join(names, ", "))
 		}
 	}
 	for name, u := range c.Targets {
-		if !slices.ContainsFunc(Patterns, func(p Pattern) bool { return p.Name == name }) || !strings.HasPrefix(u, "/") {
+		if !slices.ContainsFunc(allPatterns, func(p pattern) bool { return p.Name == name }) || !strings.HasPrefix(u, "/") {
 			return fmt.Errorf("-target %s=%s: give a pattern's name and a URL path", name, u)
 		}
 	}
@@ -213,13 +214,13 @@ func Attack(ctx context.Context, cfg AttackConfig) (*AttackReport, error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
-	tg, err := newTarget(cfg.Server, (len(Patterns)+2)*cfg.Conns+cfg.Followers+8)
+	tg, err := newTarget(cfg.Server, (len(allPatterns)+2)*cfg.Conns+cfg.Followers+8)
 	if err != nil {
 		return nil, err
 	}
 	a := &attack{cfg: cfg, t: tg}
 	a.seed.Store(int64(1+rand.IntN(1<<20)) << 30) // fresh seeds: a random base, then counting
-	for _, p := range Patterns {
+	for _, p := range allPatterns {
 		if len(cfg.Patterns) == 0 || slices.Contains(cfg.Patterns, p.Name) {
 			a.patterns = append(a.patterns, p)
 		}
@@ -231,7 +232,7 @@ func Attack(ctx context.Context, cfg AttackConfig) (*AttackReport, error) {
 type attack struct {
 	cfg      AttackConfig
 	t        *target
-	patterns []Pattern
+	patterns []pattern
 	seed     atomic.Int64
 
 	mu       sync.Mutex
@@ -241,7 +242,7 @@ type attack struct {
 }
 
 // target is the URL of pattern p.
-func (a *attack) target(p Pattern) string {
+func (a *attack) target(p pattern) string {
 	if u, ok := a.cfg.Targets[p.Name]; ok {
 		return u
 	}

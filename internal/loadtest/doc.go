@@ -7,6 +7,7 @@
 //     (param.Spec: a slider's range and scale, a menu's options, a checkbox list's subsets),
 //     and, with ViewersConfig.Churn, connections that vanish mid-run.
 //   - [MeasureRoom]: a teaching room's fan-out, from a presenter's change to every follower.
+//   - [Attack]: hostile clients all at once, while a default viewer keeps visiting.
 //
 // Every mode talks to the server through one target (a loopback-only base URL, one HTTP
 // client, one websocket dialer that offers permessage-deflate as browsers do when asked),

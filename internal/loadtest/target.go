@@ -32,7 +32,7 @@ type Server struct {
 
 // check validates s as Check methods of the modes' configurations do.
 func (s Server) check() error {
-	if _, err := LoopbackURL(s.URL); err != nil {
+	if _, err := loopbackURL(s.URL); err != nil {
 		return err
 	}
 	if s.Timeout <= 0 {
@@ -41,10 +41,10 @@ func (s Server) check() error {
 	return nil
 }
 
-// LoopbackURL parses raw as an http(s) or ws(s) URL and refuses it unless its host is
+// loopbackURL parses raw as an http(s) or ws(s) URL and refuses it unless its host is
 // localhost or a loopback address (127.0.0.0/8, ::1): the tool must never load a server
 // elsewhere. ws and wss are returned as http and https, without query or fragment.
-func LoopbackURL(raw string) (*url.URL, error) {
+func loopbackURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("-url: %v", err)
@@ -100,7 +100,7 @@ func newTarget(s Server, conns int) (*target, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	u, _ := LoopbackURL(s.URL)
+	u, _ := loopbackURL(s.URL)
 	if s.Progress == nil {
 		s.Progress = io.Discard
 	}

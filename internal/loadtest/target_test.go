@@ -19,8 +19,8 @@ func TestLoopbackURL(t *testing.T) {
 		"http://[::ffff:127.0.0.1]:8080", // IPv4-mapped 127.0.0.1
 	}
 	for _, raw := range ok {
-		if _, err := LoopbackURL(raw); err != nil {
-			t.Errorf("LoopbackURL(%q) = %v, want accepted", raw, err)
+		if _, err := loopbackURL(raw); err != nil {
+			t.Errorf("loopbackURL(%q) = %v, want accepted", raw, err)
 		}
 	}
 	bad := []string{
@@ -43,13 +43,13 @@ func TestLoopbackURL(t *testing.T) {
 		"://bad",
 	}
 	for _, raw := range bad {
-		if _, err := LoopbackURL(raw); err == nil {
-			t.Errorf("LoopbackURL(%q) accepted, want refused", raw)
+		if _, err := loopbackURL(raw); err == nil {
+			t.Errorf("loopbackURL(%q) accepted, want refused", raw)
 		}
 	}
-	u, err := LoopbackURL("ws://127.0.0.1:18080/?x=1#f")
+	u, err := loopbackURL("ws://127.0.0.1:18080/?x=1#f")
 	if err != nil || u.Scheme != "http" || u.RawQuery != "" || u.Fragment != "" {
-		t.Errorf("LoopbackURL(ws://...) = %v, %v; want http scheme without query or fragment", u, err)
+		t.Errorf("loopbackURL(ws://...) = %v, %v; want http scheme without query or fragment", u, err)
 	}
 }
 
