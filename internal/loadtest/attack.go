@@ -162,7 +162,7 @@ type AttackReport struct {
 	SlotsCalm float64 `json:"slots_calm_max"`
 	SlotsPeak float64 `json:"slots_attack_max"`
 	SlotsMean float64 `json:"slots_attack_mean"`
-	// The server's resident memory in bytes: before the attack, the most seen during it,
+	// The server's resident memory in bytes: before the attack, the most seen from then on,
 	// after it (once its runs have ended), and the process's own peak as the kernel keeps it
 	// (VmHWM, with a PID; updated lazily, it may lag the largest reading by a little).
 	// RSSFrom says where it was read.
@@ -526,8 +526,8 @@ func (a *attack) visits(ctx context.Context) VisitReport {
 				r.Cut++
 			default:
 				r.Unfinished++
-				if err != nil && !isTimeout(err) {
-					a.protocol("default viewer", "%v", err)
+				if code := websocket.CloseStatus(err); err != nil && !isTimeout(err) && (code == -1 || !expectedClose(code)) {
+					a.protocol("default viewer", "%s", closeReason(err))
 				}
 			}
 		}
