@@ -526,8 +526,10 @@ func (a *attack) visits(ctx context.Context) VisitReport {
 				r.Cut++
 			default:
 				r.Unfinished++
-				if code := websocket.CloseStatus(err); err != nil && !isTimeout(err) && (code == -1 || !expectedClose(code)) {
+				if code := websocket.CloseStatus(err); code != -1 && !expectedClose(code) {
 					a.protocol("default viewer", "%s", closeReason(err))
+				} else if code == -1 && err != nil && !isTimeout(err) {
+					a.protocol("default viewer", "%v", err)
 				}
 			}
 		}
