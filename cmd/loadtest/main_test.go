@@ -1,174 +1,107 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/resilience-playground/playground/api"
+	"github.com/resilience-playground/playground/hub"
+	"github.com/resilience-playground/playground/lab/labtest"
+	"github.com/resilience-playground/playground/labs"
 )
 
-func TestPercentile(t *testing.T) {
-	ms := func(xs ...int) []time.Duration {
-		out := make([]time.Duration, len(xs))
-		for i, x := range xs {
-			out[i] = time.Duration(x) * time.Millisecond
-		}
-		return out
-	}
-	hundred := make([]int, 100)
-	for i := range hundred {
-		hundred[i] = i + 1
-	}
-	tests := []struct {
-		name   string
-		sorted []time.Duration
-		p      float64
-		want   time.Duration
-	}{
-		{"empty", nil, 50, 0},
-		{"one", ms(7), 50, 7 * time.Millisecond},
-		{"one p99", ms(7), 99, 7 * time.Millisecond},
-		{"p0 is the minimum", ms(1, 2, 3), 0, time.Millisecond},
-		{"median of odd", ms(1, 2, 3, 4, 5), 50, 3 * time.Millisecond},
-		{"median of even is the lower middle", ms(1, 2, 3, 4), 50, 2 * time.Millisecond},
-		{"p100 is the maximum", ms(1, 2, 3, 4), 100, 4 * time.Millisecond},
-		{"p90 of 1..100", ms(hundred...), 90, 90 * time.Millisecond},
-		{"p99 of 1..100", ms(hundred...), 99, 99 * time.Millisecond},
-		{"p99 of 10 is the maximum", ms(1, 2, 3, 4, 5, 6, 7, 8, 9, 10), 99, 10 * time.Millisecond},
-		{"p50.1 of 1..100 rounds up", ms(hundred...), 50.1, 51 * time.Millisecond},
-	}
-	for _, tt := range tests {
-		if got := percentile(tt.sorted, tt.p); got != tt.want {
-			t.Errorf("%s: percentile(p=%v) = %v, want %v", tt.name, tt.p, got, tt.want)
-		}
-	}
-}
-
-func TestDistOf(t *testing.T) {
-	d := distOf([]time.Duration{3 * time.Millisecond, time.Millisecond, 2 * time.Millisecond})
-	if d.N != 3 || d.P50 != 2 || d.Max != 3 || d.Mean != 2 {
-		t.Errorf("distOf = %+v, want n 3, p50 2, max 3, mean 2", d)
-	}
-	if d := distOf(nil); d != (Dist{}) {
-		t.Errorf("distOf(nil) = %+v, want zero", d)
-	}
-}
-
-func TestLoopbackURL(t *testing.T) {
-	ok := []string{
-		"http://127.0.0.1:8080",
-		"http://127.0.0.1",
-		"http://127.1.2.3:9000/prefix",
-		"https://localhost:8443",
-		"http://LOCALHOST:8080",
-		"http://localhost.:8080",
-		"http://[::1]:8080",
-		"ws://127.0.0.1:8080",
-		"wss://[::1]",
-		"http://[::ffff:127.0.0.1]:8080", // IPv4-mapped 127.0.0.1
-	}
-	for _, raw := range ok {
-		if _, err := loopbackURL(raw); err != nil {
-			t.Errorf("loopbackURL(%q) = %v, want accepted", raw, err)
-		}
-	}
-	bad := []string{
-		"http://10.0.0.1:8080",
-		"http://128.0.0.1",
-		"http://0.0.0.0:8080",
-		"http://[::]:8080",
-		"http://[::2]:8080",
-		"http://[fe80::1%25lo]:8080",
-		"http://example.com",
-		"http://localhost.example.com",
-		"http://foo.localhost",
-		"http://127.0.0.1.nip.io",
-		"http://2130706433", // 127.0.0.1 as a number: resolvers may accept it, we do not
-		"http://user:pw@127.0.0.1:8080",
-		"ftp://127.0.0.1",
-		"127.0.0.1:8080",
-		"http://",
-		"http://127.0.0.1:99999",
-		"://bad",
-	}
-	for _, raw := range bad {
-		if _, err := loopbackURL(raw); err == nil {
-			t.Errorf("loopbackURL(%q) accepted, want refused", raw)
-		}
-	}
-	u, err := loopbackURL("ws://127.0.0.1:18080/?x=1#f")
-	if err != nil || u.Scheme != "http" || u.RawQuery != "" || u.Fragment != "" {
-		t.Errorf("loopbackURL(ws://...) = %v, %v; want http scheme without query or fragment", u, err)
-	}
-}
-
-func TestRunRefusesRemoteURL(t *testing.T) {
-	var out, errOut strings.Builder
-	if code := run([]string{"-url", "http://192.0.2.1:8080"}, &out, &errOut); code != 2 {
-		t.Errorf("run with a remote -url = %d, want 2", code)
-	}
-	if !strings.Contains(errOut.String(), "not loopback") {
-		t.Errorf("stderr = %q, want it to say the host is not loopback", errOut.String())
-	}
-}
-
-func TestStreamURL(t *testing.T) {
-	u, err := loopbackURL("http://127.0.0.1:8080/pg/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &config{base: u, lab: "backoff"}
-	if got, want := c.streamURL(), "http://127.0.0.1:8080/pg/api/v1/backoff/stream"; got != want {
-		t.Errorf("streamURL = %q, want %q", got, want)
-	}
-	if got, want := c.metricsURL(), "http://127.0.0.1:8080/pg/metrics"; got != want {
-		t.Errorf("metricsURL = %q, want %q", got, want)
-	}
-}
-
-func TestParseMetrics(t *testing.T) {
-	text := `# HELP go_goroutines Number of goroutines.
-# TYPE go_goroutines gauge
-go_goroutines 42
-playground_runs_total{lab="backoff",outcome="ok"} 5
-playground_runs_total{lab="backoff",outcome="cancelled"} 2
-playground_runs_rejected_total{reason="busy"} 7
-process_resident_memory_bytes 1.2345e+07
-`
-	series, err := parseMetrics(strings.NewReader(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := sample{series: series}
-	if got := s.get("go_goroutines"); got != 42 {
-		t.Errorf("go_goroutines = %v, want 42", got)
-	}
-	if got := s.sum("playground_runs_total"); got != 7 {
-		t.Errorf("sum runs = %v, want 7", got)
-	}
-	if got := s.sum("playground_runs_total", `outcome="ok"`); got != 5 {
-		t.Errorf("sum ok runs = %v, want 5", got)
-	}
-	if got := s.labelValues("playground_runs_total", "outcome"); got["cancelled"] != 2 || got["ok"] != 5 {
-		t.Errorf("runs by outcome = %v", got)
-	}
-	if got := s.get("process_resident_memory_bytes"); got != 12345000 {
-		t.Errorf("rss = %v", got)
-	}
-	if _, err := parseMetrics(strings.NewReader("go_goroutines x\n")); err == nil {
-		t.Error("a malformed value parsed")
-	}
-}
-
-func TestGestureStaysInSpace(t *testing.T) {
-	sp := &space{clients: []int{10, 20, 30}, sets: []string{"a", "b"}, seeds: 2}
-	rng := newRand()
-	p := sp.start()
-	for range 1000 {
-		for _, s := range sp.gesture(p, false, rng) {
-			p = s.p
-			if p.client < 0 || p.client >= 3 || p.set < 0 || p.set >= 2 || p.seed < 0 || p.seed >= 2 {
-				t.Fatalf("gesture left the space: %+v", p)
+// mustOpenServer starts an in-process server of every lab and labtest's ungated lab "free".
+// When roomsFail, room lookups answer 500.
+func mustOpenServer(tb testing.TB, roomsFail ...bool) string {
+	m := api.NewMetrics(prometheus.NewRegistry())
+	h := hub.New(hub.Config{MaxRuns: 4, CacheSize: 64, Observe: m.ObserveRun})
+	var srv http.Handler = api.New(api.Config{Labs: labs.Registry(labtest.NewGated("free", false).Lab), Hub: h, Metrics: m})
+	if len(roomsFail) > 0 {
+		next := srv
+		srv = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasPrefix(r.URL.Path, "/api/v1/rooms/") {
+				http.Error(w, "oops", http.StatusInternalServerError)
+				return
 			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	ts := httptest.NewServer(srv)
+	tb.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// TestModes: each mode runs from its flags, prints its report and exits 0; bad usage exits 2
+// and a failed load 1, each with a message.
+func TestModes(t *testing.T) {
+	url := mustOpenServer(t)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"-url", url, "-lab", "backoff", "-viewers", "2", "-duration", "1s", "-think", "200ms", "-settle", "0s",
+			"-base-query", "clients=5&trials=2&sweep=off", "-vary", "clients=1:9:2,strategies", "-vary", "seed"}, 0,
+			"viewers load on " + url + " (lab backoff): 2 viewers"},
+		{[]string{"viewers", "-url", url, "-lab", "ratelimit", "-viewers", "1", "-duration", "1s", "-settle", "0s",
+			"-base-query", "duration=2s&limit=10", "-vary", "limit"}, 0, "limit: positions 1 "},
+		{[]string{"churn", "-url", url, "-churn", "3", "-base-query", "clients=5&trials=2&sweep=off", "-vary", "clients", "-settle", "0s"}, 0,
+			"churn load on " + url + " (lab backoff): 3 cycles"},
+		{[]string{"room", "-url", url, "-followers", "5", "-changes", "3", "-interval", "0", "-scenario", "/free?steps=2", "-vary", "n"}, 0,
+			"5 followers, 3 changes of /free?steps=2"},
+		{[]string{"room", "-url", url, "-followers", "2", "-changes", "1", "-scenario", "/free", "-vary", "seed"}, 1, `is "seed" a parameter of the lab?`},
+		{[]string{"room", "-url", url, "-scenario", "/nosuchlab"}, 1, "creating the room: 400"},
+		{[]string{"attack", "-url", url, "-patterns", "codes,rooms", "-conns", "1", "-calm", "300ms", "-duration", "500ms",
+			"-viewer", "/backoff?clients=5&trials=2&sweep=off", "-target", "rooms=/free"}, 0, "protocol errors: 0"},
+		{[]string{"attack", "-url", mustOpenServer(t, true), "-patterns", "codes", "-conns", "1", "-calm", "300ms", "-duration", "500ms",
+			"-viewer", "/backoff?clients=5&trials=2&sweep=off"}, 1, "protocol errors, e.g. codes: GET /api/v1/rooms/"},
+		{[]string{"attack", "-patterns", "heavy,nosuch"}, 2, `-patterns: no pattern "nosuch"`},
+		{[]string{"attack", "-target", "heavy"}, 2, "want pattern=URL"},
+		{[]string{"attack", "-target", "heavy=api"}, 2, "-target heavy=api: give a pattern's name and a URL path"},
+		{[]string{"attack", "-viewer", "backoff"}, 2, "-viewer must be a lab URL"},
+		{[]string{"-url", "http://192.0.2.1:8080"}, 2, "not loopback"},
+		{[]string{"churn", "-url", "http://example.com"}, 2, "not loopback"},
+		{[]string{"room", "-url", "http://example.com"}, 2, "not loopback"},
+		{[]string{"room", "-followers", "0"}, 2, "-followers must be at least 1"},
+		{[]string{"room", "-scenario", "backoff"}, 2, "-scenario must be a lab URL"},
+		{[]string{"-lab", "nosuch"}, 2, `-lab "nosuch" is not a lab; choose one of [backoff ratelimit loadbalance]`},
+		{[]string{"-vary", "clients=0:5:1"}, 2, "-vary clients=0:5:1: clients must"},
+		{[]string{"churn", "-churn", "0"}, 2, "-churn must be at least 1"},
+		{[]string{"-viewers", "x"}, 2, `invalid value "x" for flag -viewers`},
+		{[]string{"stampede"}, 2, `unknown mode "stampede"`},
+		{[]string{"room", "extra"}, 2, `unexpected argument "extra"`},
+		{[]string{"-h"}, 0, "usage: loadtest viewers [flags]"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(append(tc.args, "-q"), &stdout, &stderr)
+		if tc.args[len(tc.args)-1] == "-h" || tc.args[len(tc.args)-1] == "extra" {
+			code = run(tc.args, &stdout, &stderr)
 		}
+		if code != tc.code || !strings.Contains(stdout.String()+stderr.String(), tc.want) {
+			t.Errorf("loadtest %q: exit %d, want %d with %q\nstdout:\n%s\nstderr:\n%s", tc.args, code, tc.code, tc.want, &stdout, &stderr)
+		}
+	}
+}
+
+// TestJSON: -json prints the report as JSON on standard output, the human one on standard
+// error.
+func TestJSON(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"-url", mustOpenServer(t), "-base-query", "clients=5&trials=2&sweep=off", "-vary", "seed", "-viewers", "1", "-duration", "500ms",
+		"-settle", "0s", "-json", "-q"}, &stdout, &stderr)
+	var rep struct {
+		Mode   string         `json:"mode"`
+		Counts map[string]any `json:"counts"`
+		Space  []string       `json:"space"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &rep); code != 0 || err != nil || rep.Mode != "viewers" || rep.Counts["changes_sent"] == nil ||
+		len(rep.Space) != 1 || !strings.Contains(stderr.String(), "viewers load on") {
+		t.Errorf("exit %d, JSON %v: %+v\nstdout:\n%s\nstderr:\n%s", code, err, rep, &stdout, &stderr)
 	}
 }

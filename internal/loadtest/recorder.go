@@ -1,57 +1,17 @@
-package main
+package loadtest
 
 import (
-	"math"
 	"slices"
 	"sync"
 	"time"
 )
 
-// percentile returns the p-th percentile (0 < p <= 100) of sorted by the nearest-rank method:
-// the smallest sample such that at least p% of the samples are no larger. It returns 0 for no
-// samples; p <= 0 gives the minimum.
-func percentile(sorted []time.Duration, p float64) time.Duration {
-	n := len(sorted)
-	if n == 0 {
-		return 0
-	}
-	rank := int(math.Ceil(p / 100 * float64(n)))
-	return sorted[min(max(rank, 1), n)-1]
-}
-
-// Dist summarizes latency samples, in milliseconds.
-type Dist struct {
-	N    int     `json:"n"`
-	P50  float64 `json:"p50_ms"`
-	P90  float64 `json:"p90_ms"`
-	P99  float64 `json:"p99_ms"`
-	Max  float64 `json:"max_ms"`
-	Mean float64 `json:"mean_ms"`
-}
-
-// distOf summarizes samples; it sorts them in place.
-func distOf(samples []time.Duration) Dist {
-	slices.Sort(samples)
-	d := Dist{N: len(samples)}
-	if d.N == 0 {
-		return d
-	}
-	ms := func(x time.Duration) float64 { return math.Round(float64(x)/1e4) / 100 }
-	var sum time.Duration
-	for _, s := range samples {
-		sum += s
-	}
-	d.P50, d.P90, d.P99 = ms(percentile(samples, 50)), ms(percentile(samples, 90)), ms(percentile(samples, 99))
-	d.Max, d.Mean = ms(samples[d.N-1]), ms(sum/time.Duration(d.N))
-	return d
-}
-
-// errKind is a class of error the report counts.
+// errKind is a class of error the viewers report counts.
 type errKind int
 
 const (
 	errDial     errKind = iota // dial or upgrade failed
-	errReply                   // an "error" reply
+	errReply                   // an "error" reply that names no parameter
 	errClose                   // the connection ended without our asking
 	errStall                   // no reply to a pending change within the timeout
 	errSend                    // a write failed
@@ -72,10 +32,11 @@ type recorder struct {
 	dial       []time.Duration
 	counts     Counts
 	errs       [numErrKinds]int64
-	samples    []string // the first few distinct error messages
+	samples    []string          // the first few distinct error messages
+	refusals   map[string]string // the first refusal naming each parameter
 }
 
-// Counts are the events of a load run.
+// Counts are the events of a viewers or churn load.
 type Counts struct {
 	Connects      int64 `json:"connects"`
 	Sent          int64 `json:"changes_sent"`
@@ -83,6 +44,7 @@ type Counts struct {
 	Done          int64 `json:"changes_done"`
 	Superseded    int64 `json:"changes_superseded"` // replaced by a newer change before their first frame
 	Unfinished    int64 `json:"changes_unfinished"` // still pending when the load ended
+	Refused       int64 `json:"changes_refused"`    // answered by an error naming a parameter: over budget, say
 	BusyReplies   int64 `json:"busy_replies"`
 	BusyChanges   int64 `json:"changes_with_busy"`
 	OneFrameDone  int64 `json:"changes_done_in_one_frame"` // cached or nearly finished: a single frame then done
@@ -93,7 +55,7 @@ type Counts struct {
 	ChurnVanished int64 `json:"churn_vanished,omitempty"`
 }
 
-const maxErrSamples = 10
+const maxSamples = 10
 
 func (r *recorder) add(f func(c *Counts)) {
 	r.mu.Lock()
@@ -106,25 +68,25 @@ func (r *recorder) add(f func(c *Counts)) {
 // single frame.
 func (r *recorder) addLatency(first, busy, one bool, sent time.Time, d time.Duration) {
 	r.mu.Lock()
-	if first {
-		r.firstFrame = append(r.firstFrame, d)
-		if r.window > 0 {
-			if r.byWindow == nil {
-				r.byWindow = map[int][]time.Duration{}
-			}
-			w := int(max(0, sent.Sub(r.start)) / r.window)
-			r.byWindow[w] = append(r.byWindow[w], d)
-		}
-		if busy {
-			r.busyFirst = append(r.busyFirst, d)
-		}
-	} else {
+	defer r.mu.Unlock()
+	if !first {
 		r.done = append(r.done, d)
 		if one {
 			r.oneDone = append(r.oneDone, d)
 		}
+		return
 	}
-	r.mu.Unlock()
+	r.firstFrame = append(r.firstFrame, d)
+	if r.window > 0 {
+		if r.byWindow == nil {
+			r.byWindow = map[int][]time.Duration{}
+		}
+		w := int(max(0, sent.Sub(r.start)) / r.window)
+		r.byWindow[w] = append(r.byWindow[w], d)
+	}
+	if busy {
+		r.busyFirst = append(r.busyFirst, d)
+	}
 }
 
 func (r *recorder) addDial(d time.Duration) {
@@ -139,8 +101,22 @@ func (r *recorder) fail(k errKind, msg string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.errs[k]++
-	if len(r.samples) < maxErrSamples && !slices.Contains(r.samples, msg) {
+	if len(r.samples) < maxSamples && !slices.Contains(r.samples, msg) {
 		r.samples = append(r.samples, msg)
+	}
+}
+
+// refuse counts a change the server refused with a reason, as a page shows it next to the
+// control it names, param.
+func (r *recorder) refuse(param, msg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.counts.Refused++
+	if r.refusals == nil {
+		r.refusals = map[string]string{}
+	}
+	if _, ok := r.refusals[param]; !ok {
+		r.refusals[param] = param + ": " + msg
 	}
 }
 

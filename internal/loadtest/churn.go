@@ -1,27 +1,24 @@
-package main
+package loadtest
 
 import (
 	"context"
-	"encoding/json"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/coder/websocket"
 )
 
-// churn runs the churn cycles, churnConc at a time, until all are done or the duration has
-// passed: connect, send one to three parameter changes, linger up to 200ms, then vanish by
+// churn runs the churn cycles, ChurnConcurrency at a time, until all are done or the duration
+// has passed: connect, send one to three parameter changes, linger up to 200ms, then vanish by
 // dropping the connection without a close handshake and without reading a reply.
 func (t *tester) churn(ctx context.Context) {
-	stopAt := time.Now().Add(t.cfg.duration)
+	stopAt := time.Now().Add(t.cfg.Duration)
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(t.cfg.churnConc, t.cfg.churn) {
+	for range min(t.cfg.ChurnConcurrency, t.cfg.Churn) {
 		wg.Go(func() {
 			rng := newRand()
-			for next.Add(1) <= int64(t.cfg.churn) && ctx.Err() == nil && time.Now().Before(stopAt) {
+			for next.Add(1) <= int64(t.cfg.Churn) && ctx.Err() == nil && time.Now().Before(stopAt) {
 				t.churnCycle(ctx, rng)
 			}
 		})
@@ -42,7 +39,7 @@ func (t *tester) churnCycle(ctx context.Context, rng *rand.Rand) {
 	// Changes as a fresh viewer makes them: its first scenario, then a quick drag.
 	at := t.space.start()
 	if rng.IntN(2) == 0 {
-		at = point{client: rng.IntN(len(t.space.clients)), set: rng.IntN(len(t.space.sets)), seed: rng.IntN(t.space.seeds)}
+		at = t.space.gesture(at, true, rng)[0].p
 	}
 	steps := append([]step{{p: at}}, t.space.gesture(at, false, rng)...)
 	steps = steps[:1+rng.IntN(min(3, len(steps)))]
@@ -50,11 +47,7 @@ func (t *tester) churnCycle(ctx context.Context, rng *rand.Rand) {
 		if s.gap > 0 {
 			time.Sleep(s.gap)
 		}
-		b, _ := json.Marshal(map[string]any{"type": "params", "id": i + 1, "query": t.space.query(s.p)})
-		wctx, cancel := context.WithTimeout(ctx, t.cfg.timeout)
-		err := c.Write(wctx, websocket.MessageText, b)
-		cancel()
-		if err != nil {
+		if err := t.t.send(ctx, c, params{Type: "params", ID: int64(i + 1), Query: t.space.query(s.p)}); err != nil {
 			if ctx.Err() == nil {
 				t.rec.fail(errSend, "send: "+err.Error())
 			}

@@ -1,6 +1,7 @@
-package main
+package loadtest
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -50,4 +51,32 @@ func cpuPressure() (time.Duration, bool) {
 		}
 	}
 	return 0, false
+}
+
+// processRSS returns the resident memory of process pid and its peak so far (VmRSS and VmHWM
+// of /proc/PID/status).
+func processRSS(pid int) (rss, peak float64, err error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0, 0, err
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		name, val, ok := strings.Cut(line, ":")
+		if !ok || name != "VmRSS" && name != "VmHWM" {
+			continue
+		}
+		kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(val), " kB"), 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("/proc/%d/status: malformed %s line %q", pid, name, line)
+		}
+		if name == "VmRSS" {
+			rss = kb * 1024
+		} else {
+			peak = kb * 1024
+		}
+	}
+	if rss == 0 {
+		return 0, 0, fmt.Errorf("/proc/%d/status has no VmRSS line", pid)
+	}
+	return rss, peak, nil
 }

@@ -1,10 +1,9 @@
-package main
+package loadtest
 
 import (
 	"fmt"
 	"io"
 	"maps"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -12,17 +11,19 @@ import (
 
 // Report is the outcome of a load test; -json prints it as is.
 type Report struct {
-	Mode             string  `json:"mode"` // "viewers" or "churn"
-	URL              string  `json:"url"`
-	Lab              string  `json:"lab"`
-	Scenarios        string  `json:"scenarios,omitempty"`
-	BaseQuery        string  `json:"base_query"`
-	Viewers          int     `json:"viewers,omitempty"`
-	ThinkS           float64 `json:"think_s,omitempty"`
-	Churn            int     `json:"churn,omitempty"`
-	ChurnConcurrency int     `json:"churn_concurrency,omitempty"`
-	DurationS        float64 `json:"duration_s"` // the configured bound
-	ElapsedS         float64 `json:"elapsed_s"`  // the load's actual length
+	Mode             string   `json:"mode"` // "viewers" or "churn"
+	URL              string   `json:"url"`
+	Lab              string   `json:"lab"`
+	Scenarios        string   `json:"scenarios,omitempty"`
+	BaseQuery        string   `json:"base_query"`
+	Space            []string `json:"space"`      // the parameters viewers move and their positions
+	SpaceSize        int      `json:"space_size"` // how many scenarios that makes
+	Viewers          int      `json:"viewers,omitempty"`
+	ThinkS           float64  `json:"think_s,omitempty"`
+	Churn            int      `json:"churn,omitempty"`
+	ChurnConcurrency int      `json:"churn_concurrency,omitempty"`
+	DurationS        float64  `json:"duration_s"` // the configured bound
+	ElapsedS         float64  `json:"elapsed_s"`  // the load's actual length
 
 	Counts         Counts      `json:"counts"`
 	FirstFrame     Dist        `json:"to_first_frame"`
@@ -32,15 +33,10 @@ type Report struct {
 	Dial           Dist        `json:"dial"`
 	Errors         ErrorCounts `json:"errors"`
 	ErrorSamples   []string    `json:"error_samples,omitempty"`
+	RefusalSamples []string    `json:"refusal_samples,omitempty"` // the first refusal naming each parameter
 
-	Server         ServerReport `json:"server"`
-	CPUs           int          `json:"cpus"`
-	ClientCPUCores float64      `json:"client_cpu_cores"` // this tool's own CPU use over the load
-	HostCPUCores   float64      `json:"host_cpu_cores"`   // the whole machine's (Linux only)
-	OtherCPUCores  float64      `json:"other_cpu_cores"`  // the machine's less the server's and this tool's
-	// CPUPressurePct is the share of the load period in which some runnable task on the machine
-	// waited for a CPU (Linux PSI): high values mean latencies include waiting for a CPU.
-	CPUPressurePct float64 `json:"cpu_pressure_pct"`
+	Server ServerReport `json:"server"`
+	CPU                 // over the load
 
 	// Windows are the latencies to first frame by when the change was sent, one per -window.
 	Windows []Window `json:"windows,omitempty"`
@@ -68,9 +64,8 @@ type ServerReport struct {
 	Baseline       Snapshot           `json:"baseline"`
 	Peak           Snapshot           `json:"peak"`
 	End            Snapshot           `json:"end"`
-	SettleS        float64            `json:"settle_s"`  // how long the end waited for goroutines to stop falling
-	CPUCores       float64            `json:"cpu_cores"` // mean over the load period
-	Runs           map[string]float64 `json:"runs"`      // runs by outcome, baseline to end
+	SettleS        float64            `json:"settle_s"` // how long the end waited for goroutines to stop falling
+	Runs           map[string]float64 `json:"runs"`     // runs by outcome, baseline to end
 	MeanRunMS      float64            `json:"mean_run_ms"`
 	Rejected       map[string]float64 `json:"rejected"` // refusals by reason, baseline to end
 	Frames         float64            `json:"frames"`
@@ -80,13 +75,14 @@ type ServerReport struct {
 func (t *tester) report(base, during, end sample, elapsed, settled time.Duration) *Report {
 	cfg := t.cfg
 	r := &Report{
-		Mode: "viewers", URL: cfg.base.String(), Lab: cfg.lab, BaseQuery: cfg.baseQuery.Encode(),
-		DurationS: cfg.duration.Seconds(), ElapsedS: round(elapsed.Seconds(), 2),
+		Mode: "viewers", URL: t.t.base.String(), Lab: t.space.lab, BaseQuery: t.space.startQuery(),
+		Space: t.space.describe(), SpaceSize: t.space.size(),
+		DurationS: cfg.Duration.Seconds(), ElapsedS: round(elapsed.Seconds(), 2),
 	}
-	if cfg.churn > 0 {
-		r.Mode, r.Churn, r.ChurnConcurrency = "churn", cfg.churn, cfg.churnConc
+	if cfg.Churn > 0 {
+		r.Mode, r.Churn, r.ChurnConcurrency = "churn", cfg.Churn, cfg.ChurnConcurrency
 	} else {
-		r.Scenarios, r.Viewers, r.ThinkS = cfg.scenarios, cfg.viewers, cfg.think.Seconds()
+		r.Scenarios, r.Viewers, r.ThinkS = cfg.Scenarios, cfg.Viewers, cfg.Think.Seconds()
 	}
 
 	t.rec.mu.Lock()
@@ -102,6 +98,9 @@ func (t *tester) report(base, during, end sample, elapsed, settled time.Duration
 	}
 	e := t.rec.errs
 	r.ErrorSamples = slices.Clone(t.rec.samples)
+	for _, k := range slices.Sorted(maps.Keys(t.rec.refusals)) {
+		r.RefusalSamples = append(r.RefusalSamples, t.rec.refusals[k])
+	}
 	t.rec.mu.Unlock()
 	r.Errors = ErrorCounts{
 		Dial: e[errDial], ErrorReplies: e[errReply], UnexpectedCloses: e[errClose],
@@ -122,9 +121,6 @@ func (t *tester) report(base, during, end sample, elapsed, settled time.Duration
 			end.labelValues("playground_runs_rejected_total", "reason")),
 		Frames: end.get("playground_stream_frames_total") - base.get("playground_stream_frames_total"),
 	}
-	if dt := during.at.Sub(base.at).Seconds(); dt > 0 {
-		s.CPUCores = round((during.get("process_cpu_seconds_total")-base.get("process_cpu_seconds_total"))/dt, 2)
-	}
 	if n := end.sum("playground_run_duration_seconds_count") - base.sum("playground_run_duration_seconds_count"); n > 0 {
 		s.MeanRunMS = round(1000*(end.sum("playground_run_duration_seconds_sum")-base.sum("playground_run_duration_seconds_sum"))/n, 1)
 	}
@@ -132,24 +128,8 @@ func (t *tester) report(base, during, end sample, elapsed, settled time.Duration
 	return r
 }
 
-// delta returns after minus before for every key of after.
-func delta(before, after map[string]float64) map[string]float64 {
-	out := map[string]float64{}
-	for k, v := range after {
-		if d := v - before[k]; d != 0 {
-			out[k] = d
-		}
-	}
-	return out
-}
-
-func round(x float64, digits int) float64 {
-	p := math.Pow(10, float64(digits))
-	return math.Round(x*p) / p
-}
-
-// writeText prints the report for people.
-func (r *Report) writeText(w io.Writer) {
+// WriteText prints the report for people.
+func (r *Report) WriteText(w io.Writer) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 	if r.Mode == "churn" {
 		p("churn load on %s (lab %s): %d cycles, %d at a time, base query %q; %.1fs\n",
@@ -159,14 +139,18 @@ func (r *Report) writeText(w io.Writer) {
 	} else {
 		p("viewers load on %s (lab %s): %d viewers, %s scenarios, think %gs, base query %q; %.1fs\n",
 			r.URL, r.Lab, r.Viewers, r.Scenarios, r.ThinkS, r.BaseQuery, r.ElapsedS)
+		p("  viewers move (%d scenarios):\n", r.SpaceSize)
+		for _, a := range r.Space {
+			p("    %s\n", a)
+		}
 		c := r.Counts
-		p("  changes: sent %d, answered %d, done %d (%d in a single frame), superseded %d, unfinished %d\n",
-			c.Sent, c.Answered, c.Done, c.OneFrameDone, c.Superseded, c.Unfinished)
+		p("  changes: sent %d, answered %d, done %d (%d in a single frame), refused %d, superseded %d, unfinished %d\n",
+			c.Sent, c.Answered, c.Done, c.OneFrameDone, c.Refused, c.Superseded, c.Unfinished)
 		p("  busy replies %d (on %d changes), frames %d, stale replies ignored %d, connects %d, reconnects %d\n",
 			c.BusyReplies, c.BusyChanges, c.Frames, c.StaleReplies, c.Connects, c.Reconnects)
-		p("  latency         %8s %8s %8s %8s %8s %8s\n", "n", "p50", "p90", "p99", "max", "mean")
+		p("  latency, ms     %8s %8s %8s %8s %8s %8s\n", "n", "p50", "p90", "p99", "max", "mean")
 		dist := func(name string, d Dist) {
-			p("  %-14s %8d %6.0fms %6.0fms %6.0fms %6.0fms %6.0fms\n", name, d.N, d.P50, d.P90, d.P99, d.Max, d.Mean)
+			p("  %-14s %8d %8s %8s %8s %8s %8s\n", name, d.N, ms(d.P50, d.N), ms(d.P90, d.N), ms(d.P99, d.N), ms(d.Max, d.N), ms(d.Mean, d.N))
 		}
 		dist("to first frame", r.FirstFrame)
 		dist("to done", r.Done)
@@ -177,17 +161,20 @@ func (r *Report) writeText(w io.Writer) {
 		if len(r.Windows) > 1 {
 			p("  to first frame by when sent:")
 			for _, w := range r.Windows {
-				p("  %gs: p50 %.0f p99 %.0fms (n %d);", w.FromS, w.P50, w.P99, w.N)
+				p("  %gs: p50 %s p99 %sms (n %d);", w.FromS, ms(w.P50, w.N), ms(w.P99, w.N), w.N)
 			}
 			p("\n")
 		}
 	}
-	p("  dial            p50 %.1fms  p99 %.1fms  max %.1fms  (n %d)\n", r.Dial.P50, r.Dial.P99, r.Dial.Max, r.Dial.N)
+	p("  dial            p50 %sms  p99 %sms  max %sms  (n %d)\n", ms(r.Dial.P50, r.Dial.N), ms(r.Dial.P99, r.Dial.N), ms(r.Dial.Max, r.Dial.N), r.Dial.N)
 	e := r.Errors
 	p("  errors %d: dial %d, error replies %d, unexpected closes %d, stalls %d, send failures %d, protocol %d\n",
 		e.Total, e.Dial, e.ErrorReplies, e.UnexpectedCloses, e.Stalls, e.SendFailures, e.Protocol)
 	for _, s := range r.ErrorSamples {
 		p("    e.g. %s\n", s)
+	}
+	for _, s := range r.RefusalSamples {
+		p("    refused, e.g. %s\n", s)
 	}
 	s := r.Server
 	p("  server           %12s %12s %12s\n", "baseline", "peak", "end")
@@ -199,22 +186,15 @@ func (r *Report) writeText(w io.Writer) {
 	row("rss", func(x Snapshot) string { return mib(x.RSSBytes) })
 	row("streams", func(x Snapshot) string { return fmt.Sprintf("%.0f", x.Connections) })
 	row("runs in flight", func(x Snapshot) string { return fmt.Sprintf("%.0f", x.RunsInFlight) })
-	p("  CPU over the load, in cores of %d: server %.2f, this tool %.2f", r.CPUs, s.CPUCores, r.ClientCPUCores)
-	if r.HostCPUCores > 0 {
-		p(", whole machine %.2f (other processes %.2f)", r.HostCPUCores, r.OtherCPUCores)
-	}
-	if r.CPUPressurePct > 0 {
-		p("; tasks waited for a CPU %.0f%% of the time", r.CPUPressurePct)
-	}
-	p("\n  end measured after %.1fs of settling\n", s.SettleS)
+	p("  ")
+	r.CPU.writeText(w, "over the load")
+	p("  end measured after %.1fs of settling\n", s.SettleS)
 	p("  runs: %s; mean run %.0fms; frames written %.0f\n", kv(s.Runs), s.MeanRunMS, s.Frames)
 	p("  refused: %s\n", kv(s.Rejected))
 	if s.ScrapeFailures > 0 {
 		p("  /metrics scrapes failed during the load: %d\n", s.ScrapeFailures)
 	}
 }
-
-func mib(b float64) string { return fmt.Sprintf("%.1fMiB", b/(1<<20)) }
 
 // kv formats m as "k v, k v" in key order, or "none".
 func kv(m map[string]float64) string {

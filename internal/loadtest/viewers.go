@@ -1,28 +1,124 @@
-package main
+package loadtest
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net/http"
-	"runtime"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/resilience-playground/playground/lab"
 )
 
-// tester runs one load test.
+// ViewersConfig describes a viewers load, or with Churn a churn load, on one lab's stream.
+type ViewersConfig struct {
+	Server
+	// Labs are the labs the server offers, for their parameter declarations.
+	Labs *lab.Registry
+	// Lab is the lab whose stream is loaded.
+	Lab string
+	// Viewers is how many viewers join, over Ramp.
+	Viewers int
+	// Duration bounds the load (in churn mode too).
+	Duration time.Duration
+	Ramp     time.Duration
+	// Think is the mean time between a viewer's gestures, randomized ±50%.
+	Think time.Duration
+	// Scenarios is how viewers move: "classroom", "presenter" or "spread".
+	Scenarios string
+	// BaseQuery is the presenter's scenario, as a query of the lab.
+	BaseQuery string
+	// Vary names the parameters viewers move (see the package documentation); empty, every
+	// parameter BaseQuery does not set.
+	Vary []string
+	// Stops is how many positions a slider takes; Seeds, how many values a seed does (1..Seeds).
+	Stops, Seeds int
+	// Churn, when positive, runs that many connect/send/vanish cycles instead of viewers,
+	// ChurnConcurrency at a time.
+	Churn, ChurnConcurrency int
+	// ScrapeEvery is how often /metrics is scraped during the load; Settle the longest wait
+	// afterwards for the server's goroutines to stop falling; Window the length of the
+	// periods latencies are also reported by (0: none).
+	ScrapeEvery, Settle, Window time.Duration
+}
+
+// space returns the scenario space the configuration describes.
+func (c *ViewersConfig) space() (*space, error) {
+	if c.Labs == nil {
+		return nil, errors.New("no labs to load")
+	}
+	l, ok := c.Labs.Lookup(c.Lab)
+	if !ok {
+		var names []string
+		for _, l := range c.Labs.All() {
+			names = append(names, l.Name)
+		}
+		return nil, fmt.Errorf("-lab %q is not a lab; choose one of %v", c.Lab, names)
+	}
+	return newSpace(l.Name, l.Params, c.BaseQuery, c.Vary, c.Stops, c.Seeds)
+}
+
+// Check reports what is wrong with the configuration, naming the flag at fault.
+func (c *ViewersConfig) Check() error {
+	if err := c.Server.check(); err != nil {
+		return err
+	}
+	switch {
+	case c.Viewers < 1:
+		return errors.New("-viewers must be at least 1")
+	case c.Duration <= 0:
+		return errors.New("-duration must be positive")
+	case c.Ramp < 0:
+		return errors.New("-ramp must not be negative")
+	case c.Think <= 0:
+		return errors.New("-think must be positive")
+	case c.Scenarios != "classroom" && c.Scenarios != "presenter" && c.Scenarios != "spread":
+		return fmt.Errorf("-scenarios must be classroom, presenter or spread, got %q", c.Scenarios)
+	case c.Stops < 2:
+		return errors.New("-stops must be at least 2")
+	case c.Seeds < 1:
+		return errors.New("-seeds must be at least 1")
+	case c.Churn < 0:
+		return errors.New("-churn must not be negative")
+	case c.ChurnConcurrency < 1:
+		return errors.New("-churn-concurrency must be at least 1")
+	case c.ScrapeEvery <= 0 || c.Settle < 0 || c.Window < 0:
+		return errors.New("-scrape-every must be positive, -settle and -window not negative")
+	}
+	_, err := c.space()
+	return err
+}
+
+// Viewers applies the load cfg describes and reports how the server coped. It fails only
+// when the configuration is wrong or the server's /metrics cannot be read before the load;
+// errors during the load are counted in the report.
+func Viewers(ctx context.Context, cfg ViewersConfig) (*Report, error) {
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
+	sp, _ := cfg.space()
+	tg, err := newTarget(cfg.Server, max(cfg.Viewers, cfg.ChurnConcurrency)+4)
+	if err != nil {
+		return nil, err
+	}
+	t := &tester{cfg: cfg, t: tg, log: tg.Progress, space: sp}
+	t.pres.set(sp.start())
+	return t.run(ctx)
+}
+
+// tester runs one viewers or churn load.
 type tester struct {
-	cfg    *config
-	log    io.Writer // progress lines; io.Discard with -q
-	client *http.Client
-	space  *space
-	rec    recorder
-	pres   presenter
+	cfg   ViewersConfig
+	t     *target
+	log   io.Writer
+	space *space
+	rec   recorder
+	pres  presenter
 
 	peakMu         sync.Mutex
 	peak           Snapshot
@@ -30,23 +126,9 @@ type tester struct {
 	scrapeFailures int64
 }
 
-func newTester(cfg *config, stderr io.Writer) *tester {
-	t := &tester{
-		cfg:    cfg,
-		log:    stderr,
-		client: newHTTPClient(cfg.timeout, max(cfg.viewers, cfg.churnConc)+4),
-		space:  &space{base: cfg.baseQuery, clients: cfg.clients, sets: cfg.sets, seeds: cfg.seeds},
-	}
-	if cfg.quiet {
-		t.log = io.Discard
-	}
-	t.pres.set(t.space.start())
-	return t
-}
-
 // run measures the baseline, applies the load, lets the server settle and returns the report.
 func (t *tester) run(ctx context.Context) (*Report, error) {
-	base, err := scrape(ctx, t.client, t.cfg.metricsURL(), t.cfg.timeout)
+	base, err := t.t.scrape(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("baseline scrape failed (is the server up?): %v", err)
 	}
@@ -64,50 +146,38 @@ func (t *tester) run(ctx context.Context) (*Report, error) {
 		t.progress(loadCtx)
 	}()
 
-	start, cpu0 := time.Now(), selfCPU()
-	hostBusy0, hostTotal0, hostOK0 := hostCPU()
-	psi0, psiOK0 := cpuPressure()
+	u0 := usageNow(base, true)
 	t.rec.mu.Lock()
-	t.rec.start, t.rec.window = start, t.cfg.window
+	t.rec.start, t.rec.window = u0.at, t.cfg.Window
 	t.rec.mu.Unlock()
-	if t.cfg.churn > 0 {
+	if t.cfg.Churn > 0 {
 		t.churn(ctx)
 	} else {
 		t.viewers(ctx)
 	}
-	loadEnd, cpu1 := time.Now(), selfCPU()
-	hostBusy1, hostTotal1, hostOK1 := hostCPU()
-	psi1, psiOK1 := cpuPressure()
+	loadEnd := time.Now()
 	stopLoad()
 	<-scraped
 	<-progressDone
 
 	// The load is over: the last scrape of the load period, then wait for the server to let go.
-	during, err := scrape(ctx, t.client, t.cfg.metricsURL(), t.cfg.timeout)
+	during, err := t.t.scrape(ctx)
 	if err == nil {
 		t.notePeak(during)
 	} else {
 		during = t.last
 	}
+	u1 := usageNow(during, true)
+	u1.at = loadEnd
 	end, settled := t.settle(ctx)
-	r := t.report(base, during, end, loadEnd.Sub(start), settled)
-	if el := loadEnd.Sub(start).Seconds(); el > 0 {
-		r.ClientCPUCores = round((cpu1-cpu0).Seconds()/el, 2)
-	}
-	if hostOK0 && hostOK1 && hostTotal1 > hostTotal0 {
-		r.HostCPUCores = round((hostBusy1-hostBusy0)/(hostTotal1-hostTotal0)*float64(runtime.NumCPU()), 2)
-		r.OtherCPUCores = round(max(0, r.HostCPUCores-r.Server.CPUCores-r.ClientCPUCores), 2)
-	}
-	if el := loadEnd.Sub(start); psiOK0 && psiOK1 && el > 0 {
-		r.CPUPressurePct = round(100*float64(psi1-psi0)/float64(el), 1)
-	}
-	r.CPUs = runtime.NumCPU()
+	r := t.report(base, during, end, loadEnd.Sub(u0.at), settled)
+	r.CPU = u1.since(u0)
 	return r, nil
 }
 
-// scrapeLoop scrapes /metrics every scrapeEvery until ctx ends, keeping the peak.
+// scrapeLoop scrapes /metrics every ScrapeEvery until ctx ends, keeping the peak.
 func (t *tester) scrapeLoop(ctx context.Context) {
-	tick := time.NewTicker(t.cfg.scrapeEvery)
+	tick := time.NewTicker(t.cfg.ScrapeEvery)
 	defer tick.Stop()
 	for {
 		select {
@@ -115,7 +185,7 @@ func (t *tester) scrapeLoop(ctx context.Context) {
 			return
 		case <-tick.C:
 		}
-		s, err := scrape(ctx, t.client, t.cfg.metricsURL(), t.cfg.timeout)
+		s, err := t.t.scrape(ctx)
 		if err != nil {
 			if ctx.Err() == nil {
 				t.peakMu.Lock()
@@ -147,24 +217,24 @@ func (t *tester) progress(ctx context.Context) {
 		case <-tick.C:
 		}
 		t.rec.mu.Lock()
-		c, n, frames := t.rec.counts, len(t.rec.firstFrame), t.rec.counts.Frames
+		c, n := t.rec.counts, len(t.rec.firstFrame)
 		t.rec.mu.Unlock()
 		t.peakMu.Lock()
 		s := snapshotOf(t.last)
 		t.peakMu.Unlock()
-		fmt.Fprintf(t.log, "%5.0fs  sent %d  answered %d  done %d  busy %d  frames %d  errors %d  | server: conns %.0f  goroutines %.0f  runs %.0f\n",
-			time.Since(start).Seconds(), c.Sent, n, c.Done, c.BusyReplies, frames, t.rec.errorCount(),
+		fmt.Fprintf(t.log, "%5.0fs  sent %d  answered %d  done %d  refused %d  busy %d  frames %d  errors %d  | server: conns %.0f  goroutines %.0f  runs %.0f\n",
+			time.Since(start).Seconds(), c.Sent, n, c.Done, c.Refused, c.BusyReplies, c.Frames, t.rec.errorCount(),
 			s.Connections, s.Goroutines, s.RunsInFlight)
 	}
 }
 
 // settle waits, after the load, until the server's goroutines stop falling (no new low for two
-// seconds, with no stream connections left) or settle has passed, and returns the last scrape
+// seconds, with no stream connections left) or Settle has passed, and returns the last scrape
 // and how long it took.
 func (t *tester) settle(ctx context.Context) (sample, time.Duration) {
 	start := time.Now()
-	deadline := start.Add(t.cfg.settle)
-	last, err := scrape(ctx, t.client, t.cfg.metricsURL(), t.cfg.timeout)
+	deadline := start.Add(t.cfg.Settle)
+	last, err := t.t.scrape(ctx)
 	if err != nil {
 		last = t.last
 	}
@@ -177,7 +247,7 @@ func (t *tester) settle(ctx context.Context) (sample, time.Duration) {
 		case <-ctx.Done():
 		case <-time.After(250 * time.Millisecond):
 		}
-		s, err := scrape(ctx, t.client, t.cfg.metricsURL(), t.cfg.timeout)
+		s, err := t.t.scrape(ctx)
 		if err != nil {
 			continue
 		}
@@ -189,34 +259,27 @@ func (t *tester) settle(ctx context.Context) (sample, time.Duration) {
 	return last, time.Since(start)
 }
 
-// dial opens a stream within the timeout.
+// dial opens a stream of the lab, timing the handshake.
 func (t *tester) dial(ctx context.Context) (*websocket.Conn, error) {
-	dctx, cancel := context.WithTimeout(ctx, t.cfg.timeout)
-	defer cancel()
 	start := time.Now()
-	c, resp, err := websocket.Dial(dctx, t.cfg.streamURL(), &websocket.DialOptions{HTTPClient: t.client})
-	if err != nil {
-		if resp != nil {
-			return nil, fmt.Errorf("dial: HTTP %s", resp.Status)
-		}
-		return nil, fmt.Errorf("dial: %v", err)
+	c, err := t.t.dial(ctx, labStream(t.space.lab))
+	if err == nil {
+		t.rec.addDial(time.Since(start))
 	}
-	t.rec.addDial(time.Since(start))
-	c.SetReadLimit(64 << 20) // whole results arrive in one frame
-	return c, nil
+	return c, err
 }
 
 // viewers runs the viewers, joining over the ramp, until the duration has passed.
 func (t *tester) viewers(ctx context.Context) {
-	stopAt := time.Now().Add(t.cfg.duration)
-	if t.cfg.scenarios == "presenter" {
+	stopAt := time.Now().Add(t.cfg.Duration)
+	if t.cfg.Scenarios == "presenter" {
 		go t.present(ctx, stopAt)
 	}
 	var wg sync.WaitGroup
-	for i := range t.cfg.viewers {
+	for i := range t.cfg.Viewers {
 		delay := time.Duration(0)
-		if t.cfg.viewers > 1 {
-			delay = t.cfg.ramp * time.Duration(i) / time.Duration(t.cfg.viewers)
+		if t.cfg.Viewers > 1 {
+			delay = t.cfg.Ramp * time.Duration(i) / time.Duration(t.cfg.Viewers)
 		}
 		wg.Go(func() {
 			if sleepUntil(ctx, time.Now().Add(delay), stopAt) {
@@ -227,11 +290,29 @@ func (t *tester) viewers(ctx context.Context) {
 	wg.Wait()
 }
 
+// presenter is the shared position viewers follow in the presenter scenarios.
+type presenter struct {
+	mu sync.Mutex
+	p  point
+}
+
+func (pr *presenter) get() point {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	return pr.p
+}
+
+func (pr *presenter) set(p point) {
+	pr.mu.Lock()
+	pr.p = p
+	pr.mu.Unlock()
+}
+
 // present moves the presenter's point by one gesture every think time until stopAt.
 func (t *tester) present(ctx context.Context, stopAt time.Time) {
 	rng := newRand()
 	p := t.pres.get()
-	for sleepUntil(ctx, time.Now().Add(jitter(t.cfg.think, rng)), stopAt) {
+	for sleepUntil(ctx, time.Now().Add(jitter(t.cfg.Think, rng)), stopAt) {
 		for _, s := range t.space.gesture(p, false, rng) {
 			if !sleepUntil(ctx, time.Now().Add(s.gap), stopAt) {
 				return
@@ -241,6 +322,14 @@ func (t *tester) present(ctx context.Context, stopAt time.Time) {
 		}
 	}
 }
+
+// jitter returns d randomized uniformly within ±50%.
+func jitter(d time.Duration, rng *rand.Rand) time.Duration {
+	return d/2 + time.Duration(rng.Int64N(int64(d)+1))
+}
+
+// newRand returns a randomly seeded generator for one goroutine.
+func newRand() *rand.Rand { return rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())) }
 
 // sleepUntil sleeps until at, and reports whether it got there before ctx ended or stopAt.
 func sleepUntil(ctx context.Context, at, stopAt time.Time) bool {
@@ -305,20 +394,12 @@ type viewerState struct {
 	lostConn chan struct{}
 }
 
-// message is the part of a server message the tool reads.
-type message struct {
-	Type  string `json:"type"`
-	ID    int64  `json:"id"`
-	Error string `json:"error"`
-	Param string `json:"param"`
-}
-
 // session runs one connection until stopAt (then closes it normally and returns true) or until
 // it is lost (returns false).
 func (v *viewerState) session(ctx context.Context, c *websocket.Conn, stopAt time.Time) bool {
 	t := v.t
 	// A hard bound on the connection's life: reads end by then whatever happens.
-	sctx, cancel := context.WithDeadline(ctx, stopAt.Add(2*t.cfg.timeout+5*time.Second))
+	sctx, cancel := context.WithDeadline(ctx, stopAt.Add(2*t.cfg.Timeout+5*time.Second))
 	defer cancel()
 	v.mu.Lock()
 	v.pending, v.closing = false, false
@@ -344,7 +425,7 @@ func (v *viewerState) session(ctx context.Context, c *websocket.Conn, stopAt tim
 	}
 
 	// As a page does on connecting: send the scenario in view.
-	if t.cfg.scenarios == "presenter" {
+	if t.cfg.Scenarios == "presenter" {
 		v.at = t.pres.get()
 	}
 	if !v.send(sctx, c) {
@@ -352,17 +433,17 @@ func (v *viewerState) session(ctx context.Context, c *websocket.Conn, stopAt tim
 	}
 gestures:
 	for {
-		if !v.wait(sctx, time.Now().Add(jitter(t.cfg.think, v.rng)), stopAt) {
+		if !v.wait(sctx, time.Now().Add(jitter(t.cfg.Think, v.rng)), stopAt) {
 			break
 		}
 		var steps []step
-		switch t.cfg.scenarios {
+		switch t.cfg.Scenarios {
 		case "presenter":
-			if p := t.pres.get(); p != v.at {
+			if p := t.pres.get(); !slices.Equal(p, v.at) {
 				steps = []step{{p: p}}
 			}
 		default:
-			steps = t.space.gesture(v.at, t.cfg.scenarios == "spread", v.rng)
+			steps = t.space.gesture(v.at, t.cfg.Scenarios == "spread", v.rng)
 		}
 		for _, s := range steps {
 			if !v.wait(sctx, time.Now().Add(s.gap), stopAt) {
@@ -379,7 +460,7 @@ gestures:
 	}
 
 	// The load is over: let the pending change finish, within the timeout.
-	deadline := time.NewTimer(t.cfg.timeout)
+	deadline := time.NewTimer(t.cfg.Timeout)
 	defer deadline.Stop()
 drain:
 	for v.isPending() {
@@ -430,9 +511,9 @@ func (v *viewerState) wait(ctx context.Context, at, stopAt time.Time) bool {
 func (v *viewerState) checkStall() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.pending && time.Since(v.lastMsg) > v.t.cfg.timeout {
+	if v.pending && time.Since(v.lastMsg) > v.t.cfg.Timeout {
 		v.pending = false
-		v.t.rec.fail(errStall, fmt.Sprintf("no reply to a change for %v", v.t.cfg.timeout))
+		v.t.rec.fail(errStall, fmt.Sprintf("no reply to a change for %v", v.t.cfg.Timeout))
 	}
 }
 
@@ -457,7 +538,7 @@ func (v *viewerState) send(ctx context.Context, c *websocket.Conn) bool {
 	t := v.t
 	v.mu.Lock()
 	v.id++
-	b, _ := json.Marshal(map[string]any{"type": "params", "id": v.id, "query": t.space.query(v.at)})
+	msg := params{Type: "params", ID: v.id, Query: t.space.query(v.at)}
 	if v.pending && !v.framed {
 		t.rec.add(func(c *Counts) { c.Superseded++ })
 	}
@@ -466,9 +547,7 @@ func (v *viewerState) send(ctx context.Context, c *websocket.Conn) bool {
 	v.mu.Unlock()
 	t.rec.add(func(c *Counts) { c.Sent++ })
 
-	wctx, cancel := context.WithTimeout(ctx, t.cfg.timeout)
-	defer cancel()
-	if err := c.Write(wctx, websocket.MessageText, b); err != nil {
+	if err := t.t.send(ctx, c, msg); err != nil {
 		v.mu.Lock()
 		closing := v.closing
 		v.pending = false
@@ -493,31 +572,25 @@ func (v *viewerState) read(ctx context.Context, c *websocket.Conn) {
 			v.pending = false
 			v.mu.Unlock()
 			if !closing && ctx.Err() == nil {
-				msg := "connection lost: " + err.Error()
-				if code := websocket.CloseStatus(err); code != -1 {
-					var ce websocket.CloseError
-					errors.As(err, &ce)
-					msg = fmt.Sprintf("server closed the stream: %d %s", code, ce.Reason)
-				}
-				t.rec.fail(errClose, msg)
+				t.rec.fail(errClose, closeReason(err))
 			}
 			return
 		}
-		var m message
-		if err := json.Unmarshal(b, &m); err != nil {
-			t.rec.fail(errProtocol, "undecodable message: "+err.Error())
+		m, err := decode(b)
+		if err != nil {
+			t.rec.fail(errProtocol, err.Error())
 			continue
 		}
 		now := time.Now()
 		v.mu.Lock()
-		if m.ID != v.id || !v.pending {
+		if id := v.id; m.id != id || !v.pending {
 			v.mu.Unlock()
-			if m.ID > v.id {
-				t.rec.fail(errProtocol, fmt.Sprintf("reply %q to id %d, which was never sent", m.Type, m.ID))
+			if m.id > id {
+				t.rec.fail(errProtocol, fmt.Sprintf("reply %q to id %d, which was never sent", m.typ, m.id))
 			} else {
 				t.rec.add(func(c *Counts) {
 					c.StaleReplies++
-					if m.Type == "frame" {
+					if m.typ == "frame" {
 						c.Frames++
 					}
 				})
@@ -526,7 +599,7 @@ func (v *viewerState) read(ctx context.Context, c *websocket.Conn) {
 		}
 		v.lastMsg = now
 		var settled bool
-		switch m.Type {
+		switch m.typ {
 		case "start":
 		case "frame":
 			v.frames++
@@ -552,7 +625,14 @@ func (v *viewerState) read(ctx context.Context, c *websocket.Conn) {
 			})
 			settled = true
 		case "error":
-			t.rec.fail(errReply, fmt.Sprintf("error reply (param %q): %s", m.Param, m.Error))
+			// The query was drawn from the lab's declarations, so a refusal that names a
+			// parameter is a rule of the server's (the work budget, a rule across two
+			// parameters): an answer a page shows by the control, not a failure.
+			if m.param != "" {
+				t.rec.refuse(m.param, m.err)
+			} else {
+				t.rec.fail(errReply, "error reply: "+m.err)
+			}
 			settled = true
 		case "busy":
 			first := !v.busy
@@ -564,7 +644,7 @@ func (v *viewerState) read(ctx context.Context, c *websocket.Conn) {
 				}
 			})
 		default:
-			t.rec.fail(errProtocol, fmt.Sprintf("unknown message type %q", m.Type))
+			t.rec.fail(errProtocol, fmt.Sprintf("unknown message type %q", m.typ))
 		}
 		if settled {
 			v.pending = false
@@ -575,4 +655,13 @@ func (v *viewerState) read(ctx context.Context, c *websocket.Conn) {
 		}
 		v.mu.Unlock()
 	}
+}
+
+// closeReason describes why a connection the tool did not close ended.
+func closeReason(err error) string {
+	var ce websocket.CloseError
+	if errors.As(err, &ce) {
+		return fmt.Sprintf("server closed the stream: %d %s", ce.Code, ce.Reason)
+	}
+	return "connection lost: " + err.Error()
 }

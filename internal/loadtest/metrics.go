@@ -1,4 +1,4 @@
-package main
+package loadtest
 
 import (
 	"bufio"
@@ -11,24 +11,25 @@ import (
 	"time"
 )
 
-// sample is one scrape of /metrics: series value by name, labels as a sorted-as-served
-// "{k=\"v\",...}" suffix, e.g. playground_runs_total{lab="backoff",outcome="ok"}.
+// sample is one scrape of the server's /metrics: series value by name, labels kept as served
+// ("{k=\"v\",...}"), e.g. playground_runs_total{lab="backoff",outcome="ok"}.
 type sample struct {
 	at     time.Time
 	series map[string]float64
 }
 
-// scrape fetches and parses the Prometheus text exposition at u, within timeout.
-func scrape(ctx context.Context, client *http.Client, u string, timeout time.Duration) (sample, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+// scrape fetches and parses the server's /metrics within the timeout.
+func (t *target) scrape(ctx context.Context) (sample, error) {
+	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
+	u := t.url("/metrics")
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return sample{}, err
 	}
 	// Plain text, not the protobuf or OpenMetrics formats a client may negotiate.
 	req.Header.Set("Accept", "text/plain; version=0.0.4")
-	resp, err := client.Do(req)
+	resp, err := t.client.Do(req)
 	if err != nil {
 		return sample{}, err
 	}
@@ -98,7 +99,7 @@ func (s sample) sum(name string, labels ...string) float64 {
 	return total
 }
 
-// labelValues returns, for metric name, the value of each series by its label lbl.
+// labelValues returns, for metric name, the sum of its series by the value of label lbl.
 func (s sample) labelValues(name, lbl string) map[string]float64 {
 	out := map[string]float64{}
 	for k, v := range s.series {
@@ -115,7 +116,24 @@ func (s sample) labelValues(name, lbl string) map[string]float64 {
 	return out
 }
 
-// Snapshot is the server's footprint at one moment.
+// cpu is the server's CPU time so far, and whether it reports it.
+func (s sample) cpu() (time.Duration, bool) {
+	v, ok := s.series["process_cpu_seconds_total"]
+	return time.Duration(v * float64(time.Second)), ok
+}
+
+// delta returns after minus before for every key of after whose value changed.
+func delta(before, after map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	for k, v := range after {
+		if d := v - before[k]; d != 0 {
+			out[k] = d
+		}
+	}
+	return out
+}
+
+// Snapshot is the server's footprint at one moment, as its /metrics shows it.
 type Snapshot struct {
 	Goroutines   float64 `json:"goroutines"`
 	HeapBytes    float64 `json:"heap_alloc_bytes"`
@@ -144,3 +162,5 @@ func peakOf(a, b Snapshot) Snapshot {
 		RunsInFlight: max(a.RunsInFlight, b.RunsInFlight),
 	}
 }
+
+func mib(b float64) string { return fmt.Sprintf("%.1fMiB", b/(1<<20)) }
