@@ -81,7 +81,7 @@ func previewSVG(l *lab.Lab, res *lab.Result) []byte {
 		ty = logOrNaN
 	}
 	x0, x1, y0, y1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
-	bars := chart.Bars || chart.Kind == lab.Bars
+	bars := chart.Kind == lab.Bars
 	if bars && !chart.LogY {
 		y0 = 0
 	}

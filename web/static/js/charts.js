@@ -134,7 +134,7 @@ export class Charts {
     const chart = this.byId.get(id);
     const box = this.box(id);
     if (!chart || !box) return;
-    const bars = chart.bars || chart.kind === "bars";
+    const bars = chart.kind === "bars";
     const shared = chart.split && this.state.view.sharedAxes;
     let panels = this.panels(chart);
 
@@ -355,12 +355,12 @@ export class Charts {
     const items = [...seen.values()].map((s) => {
       const st = this.styleFor(chart, s.label);
       const dash = s.style === "dashed" ? [6, 4] : st.dash;
-      const mark = chart.bars || chart.kind === "bars"
+      const mark = chart.kind === "bars"
         ? `<rect x="6" y="0" width="16" height="10" fill="${st.colour}55" stroke="${st.colour}"/>`
         : `<line x1="1" y1="5" x2="27" y2="5" stroke="${st.colour}" stroke-width="3" stroke-dasharray="${dash.join(" ")}"/>`;
       return `<li><svg width="28" height="10" aria-hidden="true">${mark}</svg>${escapeHTML(s.label || s.name)}</li>`;
     });
-    const html = chart.split && (chart.bars || chart.kind === "bars") ? "" : items.join("");
+    const html = chart.split && (chart.kind === "bars") ? "" : items.join("");
     if (el.innerHTML !== html) el.innerHTML = html;
   }
 }

@@ -72,7 +72,7 @@ function drawChart(chart, a, b) {
   const box = section?.querySelector(".plots");
   if (!box) return;
   const sa = seriesOf(a, chart), sb = seriesOf(b, chart);
-  const bars = chart.bars || chart.kind === "bars";
+  const bars = chart.kind === "bars";
   const range = extent([...sa, ...sb], bars, chart);
   legend(section, [...sa, ...sb], bars);
   if (!bars && !chart.split) {

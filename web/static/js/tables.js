@@ -4,10 +4,9 @@ import { group, duration, percent } from "./format.js";
 
 export function cell(c, v) {
   if (typeof v !== "number") return v ?? "";
-  const suffix = (c.suffix || "").trim();
-  if (suffix === "ms") return duration(v, 4);
-  if (suffix === "%") return percent(v, c.digits);
-  return group(v, c.digits) + (c.suffix || "");
+  if (c.unit === "ms") return duration(v, 4);
+  if (c.unit === "%") return percent(v, c.digits);
+  return group(v, c.digits) + (c.unit ? " " + c.unit : "");
 }
 
 export function renderTable(state, results, style, t) {
