@@ -26,7 +26,9 @@ func TestViewProblems(t *testing.T) {
 			}}, {Series: []lab.Series{{Name: "p", Append: true, X: []float64{2}, Y: []float64{2}}}}},
 			Result: &lab.Result{URL: "/x", Summary: map[string]any{
 				"byname": map[string]map[string]float64{"a": {"n": 1}},
-				"list":   []struct{ Step int `json:"step"` }{{1}},
+				"list": []struct {
+					Step int `json:"step"`
+				}{{1}},
 			}},
 		}
 	}
