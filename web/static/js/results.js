@@ -123,11 +123,11 @@ export class Results extends EventTarget {
 }
 
 function pick(s) {
-  return { name: s.name, chart: s.chart, label: s.label, x_unit: s.x_unit, y_unit: s.y_unit, style: s.style, group: s.group, of: s.of, bound: s.bound };
+  return { name: s.name, chart: s.chart, label: s.label, x_unit: s.x_unit, y_unit: s.y_unit, style: s.style, group: s.group, tone: s.tone, of: s.of, bound: s.bound };
 }
 
 function same(a, b) {
-  if (a.chart !== b.chart || a.label !== b.label || a.y_unit !== b.y_unit || a.style !== b.style || a.group !== b.group) return false;
+  if (a.chart !== b.chart || a.label !== b.label || a.y_unit !== b.y_unit || a.style !== b.style || a.group !== b.group || a.tone !== b.tone) return false;
   if (a.x.length !== b.x.length) return false;
   for (let i = 0; i < a.x.length; i++) if (a.x[i] !== b.x[i] || a.y[i] !== b.y[i]) return false;
   return true;
