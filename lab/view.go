@@ -134,6 +134,15 @@ func (v View) Check(params param.Set) error {
 			}
 		}
 	}
+	unique := func(what, id string, seen map[string]bool) {
+		switch {
+		case id == "":
+			bad("%s: no id", what)
+		case seen[id]:
+			bad("%s: id used twice", what)
+		}
+		seen[id] = true
+	}
 	unit := func(what string, u Unit) {
 		if !slices.Contains(units, u) {
 			bad("%s: unknown unit %q", what, u)
@@ -147,13 +156,7 @@ func (v View) Check(params param.Set) error {
 	charts := map[string]bool{}
 	for i, c := range v.Charts {
 		what := fmt.Sprintf("chart %d (%q)", i, c.ID)
-		switch {
-		case c.ID == "":
-			bad("%s: no id", what)
-		case charts[c.ID]:
-			bad("%s: id used twice", what)
-		}
-		charts[c.ID] = true
+		unique(what, c.ID, charts)
 		if !slices.Contains([]ChartKind{"", Lines, Steps, Bars}, c.Kind) {
 			bad("%s: unknown kind %q", what, c.Kind)
 		}
@@ -174,13 +177,7 @@ func (v View) Check(params param.Set) error {
 	tables := map[string]bool{}
 	for i, t := range v.Tables {
 		what := fmt.Sprintf("table %d (%q)", i, t.ID)
-		switch {
-		case t.ID == "":
-			bad("%s: no id", what)
-		case tables[t.ID]:
-			bad("%s: id used twice", what)
-		}
-		tables[t.ID] = true
+		unique(what, t.ID, tables)
 		if t.Key == "" {
 			bad("%s: no summary key", what)
 		}
