@@ -221,7 +221,7 @@ export class Renderer {
     const height = m.height + PADDING[0] + PADDING[2] + xAxisHeight(xAxis, z);
     // A new instance when what it draws changes (names, colours, dashes, the axis): uPlot
     // keeps series' styles from its creation.
-    const sigKey = [chart.kind, xAxis, this.fill, ...series.map((s) => `${s.name}|${s.colour}|${(s.dash || []).join(",")}`),
+    const sigKey = [chart.kind, xAxis, this.fill, ...series.map((s) => `${s.name}|${s.label}|${s.colour}|${(s.dash || []).join(",")}`),
       ...bands.map((b) => b.of + "|" + b.colour)].join("\u0001");
     let p = this.plots.get(key);
     if (p && p.sig !== sigKey) {
