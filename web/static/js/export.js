@@ -2,7 +2,7 @@
 // canonical URL, kept up to date as the scenario changes), each chart as a PNG image (its
 // title, legend and panels drawn onto one canvas), the chart-only embed view as a copyable
 // iframe snippet, and a link to the compare view with this scenario as A and B.
-import { encode } from "./state.js";
+import { encode } from "./params.js";
 
 // wireExport keeps the page's export links on the scenario shown and wires the PNG and embed
 // buttons.

@@ -2,7 +2,7 @@
 // an invalid value never enters it, and a scenario the server refuses is taken back out. A
 // gesture (a slider from press to release, a typed value, a click) makes one history entry,
 // which the URL follows while the gesture lasts; Back and Forward step through them.
-import { encode, decode } from "./state.js";
+import { encode, decode } from "./params.js";
 
 export function wireHistory(state) {
   const spec = state.spec;

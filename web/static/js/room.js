@@ -6,7 +6,8 @@
 // rejoins. The presenter's key lives in the fragment (#key=…) and reaches the server only in
 // the websocket's "present" message. Protocol: see the api package documentation.
 import { Stream } from "./stream.js";
-import { decode, encode, canonical } from "./state.js";
+import { decode, encode, canonical } from "./params.js";
+import { el } from "./dom.js";
 import { readFragment, setFragment } from "./fragment.js";
 
 // RoomStream is a room's websocket: the lab stream's protocol (its frames drive the same
@@ -282,12 +283,4 @@ export function wireRoom(state, stream, results, tour) {
     bar.classList.toggle("presenter", m === "presenter");
     bar.replaceChildren(...kids);
   }
-}
-
-// el makes an element with attributes and children.
-export function el(tag, attrs, ...kids) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
-  e.append(...kids);
-  return e;
 }
