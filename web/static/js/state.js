@@ -71,6 +71,81 @@ export class State extends EventTarget {
     this.emit("run", {});
   }
 
+  // The run lifecycle. The stream reports what the server says; the state moves the run on
+  // show through its phases (connecting, running, done, error, busy, idle, lost) and tells its
+  // listeners. current says the reply is to the newest request sent.
+
+  // requested records the id of the request of the scenario asked for last.
+  requested(id) { this.run.wantId = id; }
+
+  // started: the server started run m ({id, params, url}). An older run than the one on show
+  // is ignored; it reports whether the run is now the one on show.
+  started(m, current) {
+    const run = this.run;
+    if (m.id < run.startedId) return false;
+    run.startedId = m.id;
+    run.shown = { id: m.id, params: m.params, url: m.url };
+    run.phase = "running";
+    run.progress = null;
+    run.refine = null;
+    run.t0 = performance.now();
+    if (current) {
+      this.errors = {};
+      this.emit("accepted", { id: m.id, url: m.url });
+    }
+    this.emit("run", {});
+    return true;
+  }
+
+  // framed: a frame of the run on show arrived with its progress and refinement (the first
+  // refinement completes a picture of the run's values). It reports whether the frame is of
+  // the run on show.
+  framed(m) {
+    const run = this.run;
+    if (m.id !== run.startedId) return false;
+    if (m.progress) run.progress = m.progress;
+    if (m.refine) {
+      run.refine = m.refine;
+      run.picture = run.shown.params;
+    }
+    this.emit("run", {});
+    return true;
+  }
+
+  // finished: the run on show is done; it is final when it is of the newest request.
+  finished(m, current) {
+    const run = this.run;
+    if (m.id !== run.startedId) return false;
+    run.picture = run.shown.params;
+    run.phase = current ? "done" : "running";
+    run.ms = performance.now() - run.t0;
+    this.emit("run", {});
+    return true;
+  }
+
+  // busy: every slot of the server is taken; it retries by itself.
+  busy(m) {
+    this.run.phase = "busy";
+    this.run.message = `Server busy — retrying in ${(m.retry_ms / 1000).toFixed(1)} s…`;
+    this.emit("run", {});
+  }
+
+  // disconnected: the connection closed, for idleness (it comes back when the viewer does),
+  // for a restart (1001) or otherwise (it reconnects).
+  disconnected(code) {
+    const run = this.run;
+    if (code === 4000) run.phase = "idle";
+    else {
+      run.phase = "lost";
+      run.message = code === 1001 ? "Server restarting — reconnecting…" : "Connection lost — reconnecting…";
+    }
+    this.emit("run", {});
+  }
+
+  // switchStream forgets the run numbering of the stream left behind (a room numbers its runs
+  // by its version, the lab stream by its requests), so the next stream's runs show.
+  switchStream() { this.run.startedId = -1; }
+
   // stale reports the parameters whose values differ between the picture shown and the
   // scenario asked for, or null when the picture is of the scenario asked for.
   stale() {
