@@ -84,8 +84,9 @@ func TestPanelsEqualHeight(t *testing.T) {
 }
 
 // TestCompareBinsEqual compares two backoff scenarios whose histograms have different bin
-// widths: A's and B's panels are drawn at one bin width, named on the y axis, so that equal
-// bars mean equal counts (issue 15, item 13).
+// widths: A's and B's panels are drawn at one bin width, named in their titles as on the lab
+// page ("A: none (writes per 256 ms)"), so that equal bars mean equal counts (issue 15,
+// item 13).
 func TestCompareBinsEqual(t *testing.T) {
 	srv := MustOpenServer(t)
 	ctx := MustOpenTab(t)
@@ -109,7 +110,7 @@ func TestCompareBinsEqual(t *testing.T) {
 		YLabel string  `json:"ylabel"`
 	}
 	plots := eval[[]plot](t, ctx, `(() => { const r = window.__compare.renderer; if (!r) return [];
-		return [...r.plots].filter(([k]) => k.startsWith("timeline\u0000")).map(([k, p]) => ({ key: k.slice(9), width: p.u.data[0][1] - p.u.data[0][0], ylabel: p.u.axes[1].label || "" })); })()`)
+		return [...r.plots].filter(([k]) => k.startsWith("timeline\u0000")).map(([k, p]) => ({ key: k.slice(9), width: p.u.data[0][1] - p.u.data[0][0], ylabel: p.holder.querySelector(".panel-title")?.textContent || p.u.axes[1].label || "" })); })()`)
 	if len(plots) < 4 {
 		t.Fatalf("%d timeline panels drawn through the page's renderer, want A and B for each strategy", len(plots))
 	}
@@ -118,7 +119,7 @@ func TestCompareBinsEqual(t *testing.T) {
 			t.Errorf("panel %q has bins of %v ms, panel %q of %v ms: one chart, two bin widths", p.Key, p.Width, plots[0].Key, plots[0].Width)
 		}
 		if !strings.Contains(p.YLabel, "per ") {
-			t.Errorf("panel %q: y axis %q does not name the bin width", p.Key, p.YLabel)
+			t.Errorf("panel %q: its title and y axis %q do not name the bin width", p.Key, p.YLabel)
 		}
 	}
 	t.Logf("API bin widths %v ms; drawn at %v ms (%q)", sent, plots[0].Width, plots[0].YLabel)

@@ -89,7 +89,7 @@ function drawChart(chart, a, b) {
     groups.sort((x, y) => style({ label: x }, []).index - style({ label: y }, []).index);
     panels = groups.flatMap((g) => ["A", "B"].map((side) => ({
       key: side + "\u0000" + g,
-      title: chart.split ? `${side}: ${g}` : undefined,
+      title: chart.split ? `${side}: ${g}` + (per ? ` (${chart.y_label} per ${per})` : "") : undefined,
       series: named(series.filter((s) => s.side === side && (groupOf(s) === g || s.group === "*"))),
     })));
     columns = 2;
@@ -104,7 +104,7 @@ function drawChart(chart, a, b) {
     height: plotHeight(chart, panels.length / columns, { compare: true }),
     title,
     yUnit: per ? `${chart.y_label} per ${per}` : chart.y_label,
-    yLabel: per ? `${chart.y_label} per ${per}` : chart.y_label,
+    yLabel: chart.split ? "" : per ? `${chart.y_label} per ${per}` : chart.y_label, // small multiples: in their titles
     mark: null,
     describe: true,
     lineLabels: false,

@@ -73,14 +73,15 @@ export function binWidth(s) { return s.x.length >= 2 ? s.x[1] - s.x[0] : 0; }
 
 // commonBins brings histograms to one bin width, so that bars of equal height mean the same
 // count: the widest, when every other divides it (the bins add up exactly), else counts per
-// unit of x. It returns the series, changed or not, and the y unit that names the width ("per
-// 50 ms"), or "" when they already share one width.
+// unit of x. It returns the series, changed or not, and the width's name for the y unit
+// ("50 ms" in "writes per 50 ms"), "" on an axis of plain counts.
 export function commonBins(series, xUnit) {
   const widths = series.map(binWidth).filter((w) => w > 0);
   if (!widths.length) return { series, per: "" };
   const W = Math.max(...widths);
   const f = timeFactor(xUnit);
-  const name = (w) => (f ? duration(w * f) : sig(w) + (xUnit ? " " + xUnit : ""));
+  // A width of a unit is named ("per 50 ms", "per 2%"); bins of plain counts go without.
+  const name = (w) => (f ? duration(w * f) : xUnit ? sig(w) + xUnit : "");
   if (widths.every((w) => Math.abs(W / w - Math.round(W / w)) < 1e-6)) {
     if (widths.every((w) => Math.abs(w - W) < 1e-9)) return { series, per: name(W) };
     return { series: series.map((s) => rebin(s, W)), per: name(W) };
