@@ -15,7 +15,8 @@ import (
 // TestParamsConformance runs the conformance vectors of package param
 // (param/testdata/conformance.json, which param.TestConformance checks against the server's
 // parser) through the page's parameter rules (js/params.js) in Chromium: every raw value has
-// the same canonical form or the same error message on both sides. Then it types an
+// the same canonical form or the same error message on both sides, and every value of a
+// logarithmic slider the same position (web/templates.TestLogSliderConformance). Then it types an
 // out-of-range value into a control: the message at the control is the API's, word for word.
 func TestParamsConformance(t *testing.T) {
 	b, err := os.ReadFile("../param/testdata/conformance.json")
@@ -36,6 +37,10 @@ func TestParamsConformance(t *testing.T) {
 			const got = r.error !== undefined ? "error " + r.error : "canonical " + r.canonical;
 			const want = v.error ? "error " + v.error : "canonical " + v.canonical;
 			if (got !== want) out.push({ Param: v.param, Raw: v.raw, Got: got, Want: want });
+		}
+		for (const v of c.sliders) {
+			const got = P.toSlider({ log_steps: c.log_steps }, ps.get(v.param), v.raw);
+			if (got !== v.pos) out.push({ Param: v.param, Raw: v.raw, Got: "slider position " + got, Want: "slider position " + v.pos });
 		}
 		window.__conformance = { n: c.vectors.length, out };
 	})`, b)

@@ -59,7 +59,7 @@ func NewPage(labs []*lab.Lab, l *lab.Lab, v param.Values, errs []*param.Error, e
 				c.Min, c.Max, c.Step, c.Pos = sp.Min, sp.Max, sp.Step, numeric(v, sp)
 				if sp.Log {
 					c.Min, c.Max, c.Step = 0, LogSteps, 1
-					c.Pos = math.Round(LogSteps * math.Log(c.Pos/sp.Min) / math.Log(sp.Max/sp.Min))
+					c.Pos = logPos(sp, c.Pos)
 				}
 			}
 		case param.EnumList:
@@ -77,6 +77,13 @@ func NewPage(labs []*lab.Lab, l *lab.Lab, v param.Values, errs []*param.Error, e
 // positions of a logarithmic slider and the palette the charts are drawn in.
 func Spec(l *lab.Lab) map[string]any {
 	return map[string]any{"name": l.Name, "params": l.Params, "view": l.View, "log_steps": LogSteps, "palette": web.Palette}
+}
+
+// logPos is the position of value x (in the parameter's unit) on a logarithmic slider of
+// LogSteps positions; js/params.js toSlider is the same rule on the page, and the conformance
+// vectors (param/testdata/conformance.json, "sliders") hold both to it.
+func logPos(sp param.Spec, x float64) float64 {
+	return math.Round(LogSteps * math.Log(x/sp.Min) / math.Log(sp.Max/sp.Min))
 }
 
 // numeric returns a numeric parameter in its unit (durations in milliseconds).
