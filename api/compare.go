@@ -44,7 +44,8 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	}
 	c.Lab = la
 	c.A, c.B = pageURL(la, va), pageURL(lb, vb)
-	c.Spec = map[string]any{"name": la.Name, "params": la.Params, "view": la.View}
+	c.VA, c.VB = va, vb
+	c.Spec = templates.Spec(la)
 	s.render(w, r, templates.ComparePage(c))
 }
 

@@ -7,17 +7,15 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/resilience-playground/playground/lab"
+	"github.com/resilience-playground/playground/web"
 )
 
 // Previews: GET /preview/{lab}.svg draws the first headline chart of a lab's default scenario
 // (or of the scenario its query names) as a small SVG, for the front page. The result comes
 // from the hub like any other, so the default scenario is computed once and cached.
-
-// previewPalette colours the compared things in the order of the view's key parameter's
-// options (Okabe and Ito's colour-blind-safe palette); other series are grey.
-var previewPalette = []string{"#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000"}
 
 const (
 	previewW, previewH = 320, 160
@@ -81,7 +79,7 @@ func previewSVG(l *lab.Lab, res *lab.Result) []byte {
 		ty = logOrNaN
 	}
 	x0, x1, y0, y1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
-	bars := chart.Bars || chart.Kind == lab.Bars
+	bars := chart.Kind == lab.Bars
 	if bars && !chart.LogY {
 		y0 = 0
 	}
@@ -96,7 +94,12 @@ func previewSVG(l *lab.Lab, res *lab.Result) []byte {
 	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" role="img">`, previewW, previewH, previewW, previewH)
-	fmt.Fprintf(&b, `<title>%s</title>`, html.EscapeString(chart.Title))
+	title := chart.Title
+	_, query, _ := strings.Cut(res.URL, "?")
+	if v, err := l.Params.ParseQuery(query); err == nil {
+		title = lab.FillTitle(title, v.Format)
+	}
+	fmt.Fprintf(&b, `<title>%s</title>`, html.EscapeString(title))
 	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="none" stroke="#ccc"/>`, previewW, previewH)
 	if x0 > x1 {
 		b.WriteString(`</svg>`)
@@ -114,15 +117,9 @@ func previewSVG(l *lab.Lab, res *lab.Result) []byte {
 	py := func(y float64) float64 {
 		return previewH - previewPad - (ty(y)-y0)/(y1-y0)*(previewH-2*previewPad)
 	}
-	other := 0
+	colour := previewColours(series, options)
 	for _, sr := range series {
-		colour := "#777"
-		if i := slices.Index(options, sr.Label); i >= 0 {
-			colour = previewPalette[i%len(previewPalette)]
-		} else if len(options) == 0 {
-			colour = previewPalette[other%len(previewPalette)]
-			other++
-		}
+		colour := colour(sr)
 		if bars {
 			width := (previewW - 2*previewPad) / float64(max(len(sr.X), 1)) * 0.8
 			for i := range sr.X {
@@ -134,9 +131,6 @@ func previewSVG(l *lab.Lab, res *lab.Result) []byte {
 					x-width/2, y, width, math.Max(previewH-previewPad-y, 0), colour)
 			}
 			continue
-		}
-		if sr.Tone == lab.Neutral {
-			colour = "#999"
 		}
 		fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="2" points="`, colour)
 		// At most two points (the lowest and highest) per pixel column: the drawing is the
@@ -164,6 +158,32 @@ func previewSVG(l *lab.Lab, res *lab.Result) []byte {
 	}
 	b.WriteString(`</svg>`)
 	return b.Bytes()
+}
+
+// previewColours returns the colour of each series of a chart in the page's palette (light),
+// by the page's rule: an option of the view's key takes its option's place; a reference (Tone
+// neutral, or another label beside compared options) a grey; any other label the places after
+// the options, in order.
+func previewColours(series []lab.Series, options []string) func(lab.Series) string {
+	pal := web.Palette
+	compared := slices.ContainsFunc(series, func(s lab.Series) bool { return s.Tone != lab.Neutral && slices.Contains(options, s.Label) })
+	refs, others := map[string]int{}, map[string]int{}
+	return func(s lab.Series) string {
+		i := slices.Index(options, s.Label)
+		switch {
+		case s.Tone == lab.Neutral || (i < 0 && compared):
+			if _, ok := refs[s.Label]; !ok {
+				refs[s.Label] = len(refs)
+			}
+			return pal.Ref[refs[s.Label]%len(pal.Ref)]
+		case i < 0:
+			if _, ok := others[s.Label]; !ok {
+				others[s.Label] = len(options) + len(others)
+			}
+			i = others[s.Label]
+		}
+		return pal.Light[i%len(pal.Light)]
+	}
 }
 
 // logOrNaN is log10 of positive values, NaN of the others (which are then left out).

@@ -112,7 +112,7 @@ func TestBadURLShowsError(t *testing.T) {
 		// control, and neither runs the value nor writes it into the address.
 		waitFor(t, ctx, `document.getElementById("err-clients").textContent !== ""`)
 		msg := eval[string](t, ctx, `document.getElementById("err-clients").textContent`)
-		if !strings.Contains(msg, "Clients") || !strings.Contains(msg, "1,000") {
+		if msg != "clients must be between 1 and 1000, got 5000" { // the server's own words (js/params.js)
 			t.Errorf("#err-clients = %q, want it to name clients and its range", msg)
 		}
 		if n := lastSent(t, ctx); n != prev {

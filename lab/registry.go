@@ -7,8 +7,9 @@ type Registry struct {
 	labs []*Lab
 }
 
-// NewRegistry returns a registry of labs in the given order. It panics on a duplicate name or a
-// lab whose parameter defaults are invalid, which are programming errors.
+// NewRegistry returns a registry of labs in the given order. It panics on a duplicate name, a
+// lab whose parameter defaults are invalid, a view that names what does not exist
+// ([View.Check]) or a tour that does not run, which are programming errors.
 func NewRegistry(labs ...*Lab) *Registry {
 	r := &Registry{}
 	for _, l := range labs {
@@ -16,6 +17,9 @@ func NewRegistry(labs ...*Lab) *Registry {
 			panic(fmt.Sprintf("lab: %q registered twice", l.Name))
 		}
 		l.Params.Defaults()
+		if err := l.View.Check(l.Params); err != nil {
+			panic(fmt.Sprintf("lab %s: view: %v", l.Name, err))
+		}
 		if err := l.CheckTours(); err != nil {
 			panic(err.Error())
 		}

@@ -1,7 +1,18 @@
 package lab
 
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+
+	"github.com/resilience-playground/playground/param"
+)
+
 // View describes a lab's page beyond its controls: the charts its series go to and the tables
-// its summary fills. The page's scripts draw any lab from this description alone.
+// its summary fills. The page's scripts draw any lab from this description alone; [View.Check]
+// (run by [NewRegistry]) makes sure it names only real parameters, charts and kinds, and
+// labtest.CheckView that a lab's runs fill it.
 type View struct {
 	Charts []Chart  `json:"charts"`
 	Tables []Table  `json:"tables"`
@@ -17,51 +28,183 @@ type View struct {
 	Headline []string `json:"headline,omitempty"`
 }
 
+// ChartKind is how a chart draws its series.
+type ChartKind string
+
 // Chart kinds.
 const (
-	Lines = "lines" // one line per series (the default)
-	Steps = "steps" // step lines: the value holds until the next point
-	Bars  = "bars"  // bars at each x: a histogram of times or of values
+	Lines ChartKind = "lines" // one line per series (the default, also written "")
+	Steps ChartKind = "steps" // step lines: the value holds until the next point
+	Bars  ChartKind = "bars"  // bars at each x: a histogram of times or of values
 )
+
+// Unit is what the numbers of a chart axis or a table column measure. It decides how the page
+// writes them: durations in their largest unit (1.5 s, 2 min), percentages with a sign and
+// never rounded onto 0 or ±100, bytes with "B". [Count] numbers are written as they are.
+type Unit string
+
+// Units.
+const (
+	Count   Unit = ""   // plain numbers (requests, clients, backends)
+	Micros  Unit = "µs" // a duration in microseconds
+	Millis  Unit = "ms" // a duration in milliseconds
+	Seconds Unit = "s"  // a duration in seconds
+	Percent Unit = "%"  // a percentage
+	Bytes   Unit = "B"  // a size in bytes
+)
+
+var units = []Unit{Count, Micros, Millis, Seconds, Percent, Bytes}
 
 // Chart is one chart (or, with Split, one small chart per series or group). Its Title, like a
 // Table's, may name parameters in braces ("Writes over time at N = {clients}"): the page writes
 // there the values of the numbers shown, so a heading never claims a value its numbers are
 // not of.
 type Chart struct {
-	ID     string `json:"id"`
-	Title  string `json:"title"`
-	XLabel string `json:"x_label"`
-	YLabel string `json:"y_label"`
-	Kind   string `json:"kind,omitempty"`   // Lines, Steps or Bars; "" is Lines (or Bars, below)
-	Bars   bool   `json:"bars,omitempty"`   // draw as a histogram (the same as Kind Bars)
-	Split  bool   `json:"split,omitempty"`  // one small chart per series (or per Series.Group), on shared axes
-	Mark   string `json:"mark,omitempty"`   // parameter whose value is marked on the x axis
-	LogY   bool   `json:"log_y,omitempty"`  // logarithmic y axis
-	LogX   bool   `json:"log_x,omitempty"`  // logarithmic x axis
-	IntX   bool   `json:"int_x,omitempty"`  // x takes whole values: ticks only at integers
-	IntY   bool   `json:"int_y,omitempty"`  // y takes whole values
-	XUnit  string `json:"x_unit,omitempty"` // "ms" makes the page write x as durations (1.5 s, 2 min)
-	YUnit  string `json:"y_unit,omitempty"` // "ms" likewise for y, "%" for percentages
-	Help   string `json:"help,omitempty"`   // a sentence under the title
+	ID     string    `json:"id"`
+	Title  string    `json:"title"`
+	XLabel string    `json:"x_label"`
+	YLabel string    `json:"y_label"`
+	Kind   ChartKind `json:"kind,omitempty"`  // Lines, Steps or Bars; "" is Lines
+	Split  bool      `json:"split,omitempty"` // one small chart per series (or per Series.Group), on shared axes
+	Mark   string    `json:"mark,omitempty"`  // numeric parameter whose value is marked on the x axis
+	LogY   bool      `json:"log_y,omitempty"` // logarithmic y axis
+	LogX   bool      `json:"log_x,omitempty"` // logarithmic x axis
+	IntX   bool      `json:"int_x,omitempty"` // x takes whole values: ticks only at integers
+	IntY   bool      `json:"int_y,omitempty"` // y takes whole values
+	XUnit  Unit      `json:"x_unit,omitempty"`
+	YUnit  Unit      `json:"y_unit,omitempty"`
+	Help   string    `json:"help,omitempty"` // a sentence under the title
 }
 
-// Table shows a summary entry: a map of rows by name (Rows "map") or a list of rows ("list").
+// TableRows is how a summary entry holds a table's rows.
+type TableRows string
+
+// Table row layouts.
+const (
+	MapRows  TableRows = "map"  // an object of rows by name, listed in the order of View.Key's options
+	ListRows TableRows = "list" // an array of rows, listed as they come
+)
+
+// Table shows a summary entry: a map of rows by name (MapRows) or a list of rows (ListRows).
 type Table struct {
-	ID      string   `json:"id"`
-	Title   string   `json:"title"`
-	Key     string   `json:"key"`  // summary key
-	Rows    string   `json:"rows"` // "map" or "list"
-	Columns []Column `json:"columns"`
-	Help    string   `json:"help,omitempty"`
-	Bottom  bool     `json:"bottom,omitempty"` // shown after the charts rather than before
+	ID      string    `json:"id"`
+	Title   string    `json:"title"`
+	Key     string    `json:"key"` // summary key
+	Rows    TableRows `json:"rows"`
+	Columns []Column  `json:"columns"`
+	Help    string    `json:"help,omitempty"`
+	Bottom  bool      `json:"bottom,omitempty"` // shown after the charts rather than before
 }
 
-// Column is one column of a Table: Field of each row, printed with Digits decimals and Suffix.
-// Field "" is the row's name in a map table.
+// Column is one column of a Table: Field of each row, a number of Unit printed with Digits
+// decimals (durations in their largest unit), or text. Field "" is the row's name in a map
+// table.
 type Column struct {
 	Field  string `json:"field"`
 	Label  string `json:"label"`
 	Digits int    `json:"digits"`
-	Suffix string `json:"suffix,omitempty"`
+	Unit   Unit   `json:"unit,omitempty"`
+}
+
+// titleParam matches a parameter named in a title: "{clients}".
+var titleParam = regexp.MustCompile(`\{(\w+)\}`)
+
+// FillTitle writes into a chart's or table's title the values of the parameters it names in
+// braces ("At N = {clients}" → "At N = 100"); value gives a parameter's value as shown to
+// people. Every use of a title on the server (headings, accessible names, previews) goes
+// through it; the page's scripts do the same in one function of their own (js/titles.js).
+func FillTitle(title string, value func(name string) string) string {
+	return titleParam.ReplaceAllStringFunc(title, func(m string) string {
+		return value(m[1 : len(m)-1])
+	})
+}
+
+// Check reports the first mistake in the view's declarations against the lab's parameters:
+// ids missing or repeated, headline charts, marks, keys or title placeholders that name no
+// chart or parameter, unknown kinds, units or row layouts, tables without a summary key or
+// columns. Such a view would draw charts that cannot fill or titles with raw braces; it is a
+// programming error, which [NewRegistry] reports at start-up.
+func (v View) Check(params param.Set) error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	titled := func(what, title string) {
+		for _, m := range titleParam.FindAllStringSubmatch(title, -1) {
+			if _, ok := params.Lookup(m[1]); !ok {
+				bad("%s: title %q names {%s}, which is no parameter", what, title, m[1])
+			}
+		}
+	}
+	unique := func(what, id string, seen map[string]bool) {
+		switch {
+		case id == "":
+			bad("%s: no id", what)
+		case seen[id]:
+			bad("%s: id used twice", what)
+		}
+		seen[id] = true
+	}
+	unit := func(what string, u Unit) {
+		if !slices.Contains(units, u) {
+			bad("%s: unknown unit %q", what, u)
+		}
+	}
+	if v.Key != "" {
+		if sp, ok := params.Lookup(v.Key); !ok || (sp.Kind != param.Enum && sp.Kind != param.EnumList) {
+			bad("key %q is no enum or list parameter", v.Key)
+		}
+	}
+	charts := map[string]bool{}
+	for i, c := range v.Charts {
+		what := fmt.Sprintf("chart %d (%q)", i, c.ID)
+		unique(what, c.ID, charts)
+		if !slices.Contains([]ChartKind{"", Lines, Steps, Bars}, c.Kind) {
+			bad("%s: unknown kind %q", what, c.Kind)
+		}
+		if c.Mark != "" {
+			if sp, ok := params.Lookup(c.Mark); !ok || (sp.Kind != param.Int && sp.Kind != param.Float && sp.Kind != param.Duration) {
+				bad("%s: mark %q is no numeric parameter", what, c.Mark)
+			}
+		}
+		unit(what+" x", c.XUnit)
+		unit(what+" y", c.YUnit)
+		titled(what, c.Title)
+	}
+	for _, h := range v.Headline {
+		if !charts[h] {
+			bad("headline %q names no chart", h)
+		}
+	}
+	tables := map[string]bool{}
+	for i, t := range v.Tables {
+		what := fmt.Sprintf("table %d (%q)", i, t.ID)
+		unique(what, t.ID, tables)
+		if t.Key == "" {
+			bad("%s: no summary key", what)
+		}
+		if t.Rows != MapRows && t.Rows != ListRows {
+			bad("%s: rows %q, want %q or %q", what, t.Rows, MapRows, ListRows)
+		}
+		if len(t.Columns) == 0 {
+			bad("%s: no columns", what)
+		}
+		fields := map[string]bool{}
+		for j, c := range t.Columns {
+			cw := fmt.Sprintf("%s column %d (%q)", what, j, c.Label)
+			switch {
+			case c.Field == "" && (t.Rows != MapRows || j != 0):
+				bad("%s: only a map table's first column may be the row's name (field \"\")", cw)
+			case fields[c.Field]:
+				bad("%s: field %q shown twice", cw, c.Field)
+			case c.Label == "":
+				bad("%s: no label", cw)
+			}
+			fields[c.Field] = true
+			unit(cw, c.Unit)
+			if c.Digits < 0 || c.Digits > 6 {
+				bad("%s: %d digits", cw, c.Digits)
+			}
+		}
+		titled(what, t.Title)
+	}
+	return errors.Join(errs...)
 }

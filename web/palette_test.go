@@ -4,31 +4,39 @@ import (
 	"io/fs"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"testing"
 )
 
-// TestPaletteReadable checks the page's series colours (js/palette.js): each has at least 3:1
+// allHex is every colour of a list, checked to be written #rrggbb.
+func allHex(tb testing.TB, list []string) []string {
+	tb.Helper()
+	for _, h := range list {
+		if !regexp.MustCompile(`^#[0-9A-Fa-f]{6}$`).MatchString(h) {
+			tb.Fatalf("colour %q is not #rrggbb", h)
+		}
+	}
+	return list
+}
+
+// TestPaletteReadable checks the series colours (Palette.Light): each has at least 3:1
 // contrast against the white page, and every pair stays distinct — at least 20 CIELAB ΔE
 // apart — for normal vision and simulated protanopia, deuteranopia and tritanopia (Machado,
 // Oliveira and Fernandes 2009, severity 1).
 func TestPaletteReadable(t *testing.T) {
-	src, err := fs.ReadFile(Static, "js/palette.js")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile(`export const colours = \[([^\]]*)\]`).FindSubmatch(src)
-	if m == nil {
-		t.Fatal("no colours in js/palette.js")
-	}
-	hexes := regexp.MustCompile(`#[0-9A-Fa-f]{6}`).FindAllString(string(m[1]), -1)
+	hexes := allHex(t, Palette.Light)
 	if len(hexes) < 7 {
 		t.Fatalf("%d colours, want at least 7 (one per option of the largest key)", len(hexes))
 	}
-	for _, h := range hexes {
+	for _, h := range slices.Concat(hexes, allHex(t, Palette.Ref)) {
 		if c := contrast(h); c < 3 {
 			t.Errorf("%s has %.2f:1 contrast against white, want at least 3:1", h, c)
 		}
+	}
+	if len(Palette.Dark) != len(hexes) || len(Palette.Dashes) != len(hexes) || len(Palette.DashNames) != len(hexes) || len(Palette.RefDark) != len(Palette.Ref) {
+		t.Errorf("the palette's lists differ in length: %d light, %d dark, %d dashes, %d dash names; %d and %d reference greys",
+			len(hexes), len(Palette.Dark), len(Palette.Dashes), len(Palette.DashNames), len(Palette.Ref), len(Palette.RefDark))
 	}
 	vision := map[string][3][3]float64{
 		"normal":       {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}},
@@ -98,25 +106,16 @@ func deltaE(a, b [3]float64) float64 {
 	return math.Sqrt((a[0]-b[0])*(a[0]-b[0]) + (a[1]-b[1])*(a[1]-b[1]) + (a[2]-b[2])*(a[2]-b[2]))
 }
 
-// TestDarkPaletteReadable checks the dark theme's series colours (darkColours in
-// js/palette.js) against the dark page of app.css: each has at least 3:1 contrast against its
+// TestDarkPaletteReadable checks the dark theme's series colours (Palette.Dark) against the dark page of app.css: each has at least 3:1 contrast against its
 // background, and every pair stays at least 20 CIELAB ΔE apart for normal vision and the
 // three simulated deficiencies, as on the light page. The dark theme's text, too, has at least
 // 4.5:1 contrast.
 func TestDarkPaletteReadable(t *testing.T) {
-	src, err := fs.ReadFile(Static, "js/palette.js")
-	if err != nil {
-		t.Fatal(err)
-	}
 	css, err := fs.ReadFile(Static, "app.css")
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`export const darkColours = \[([^\]]*)\]`).FindSubmatch(src)
-	if m == nil {
-		t.Fatal("no darkColours in js/palette.js")
-	}
-	hexes := regexp.MustCompile(`#[0-9A-Fa-f]{6}`).FindAllString(string(m[1]), -1)
+	hexes := allHex(t, Palette.Dark)
 	if len(hexes) < 7 {
 		t.Fatalf("%d dark colours, want at least 7 (one per option of the largest key)", len(hexes))
 	}
@@ -132,7 +131,7 @@ func TestDarkPaletteReadable(t *testing.T) {
 	if bg == "" || luminance(bg) > 0.05 {
 		t.Fatalf("dark --bg = %q, want a dark colour", bg)
 	}
-	for _, h := range hexes {
+	for _, h := range slices.Concat(hexes, allHex(t, Palette.RefDark)) {
 		if c := contrastOn(h, bg); c < 3 {
 			t.Errorf("%s has %.2f:1 contrast against the dark page %s, want at least 3:1", h, c, bg)
 		}

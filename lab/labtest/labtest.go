@@ -59,7 +59,7 @@ func NewGated(name string, gated bool) *Gated {
 		Intro:  "A lab for tests: its runs advance only when the test lets them.",
 		Params: Params,
 		View: lab.View{Charts: []lab.Chart{{ID: "points", Title: "Points", XLabel: "step", YLabel: "n"}},
-			Tables: []lab.Table{{ID: "summary", Title: "Summary", Key: "last", Rows: "list",
+			Tables: []lab.Table{{ID: "summary", Title: "Summary", Key: "last", Rows: lab.ListRows,
 				Columns: []lab.Column{{Field: "step", Label: "step"}, {Field: "n", Label: "n"}}}}},
 		Cost: func(v param.Values) int64 {
 			if v.String("panic") == "cost" {

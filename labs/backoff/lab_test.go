@@ -107,6 +107,7 @@ func TestPostClaims(t *testing.T) {
 // on GOMAXPROCS.
 func TestGolden(t *testing.T) {
 	const query = "clients=30&base=10ms&trials=8&seed=7&sweep=10:30:10&retries=6&strategies=none,linear,exponential,full,equal,decorrelated,constant"
+	labtest.CheckView(t, Lab(), query) // the runs fill the page's charts and tables
 	var outs [][]byte
 	for _, procs := range []int{1, 2, 7} {
 		old := runtime.GOMAXPROCS(procs)

@@ -6,30 +6,30 @@ var view = lab.View{
 	Key:      "policy",
 	Headline: []string{"connections", "cpu"},
 	Charts: []lab.Chart{
-		{ID: "connections", Title: "Connections per backend", XLabel: "connections", YLabel: "backends", Bars: true, IntX: true, IntY: true,
+		{ID: "connections", Title: "Connections per backend", XLabel: "connections", YLabel: "backends", Kind: lab.Bars, IntX: true, IntY: true,
 			Help: "How many backends hold each number of connections. Random subsets spread them widely; deterministic subsetting gives every backend the same number, or two neighbouring numbers."},
-		{ID: "cpu", Title: "Backend CPU over time", XLabel: "time", YLabel: "CPU", Split: true, XUnit: "s", YUnit: "%",
+		{ID: "cpu", Title: "Backend CPU over time", XLabel: "time", YLabel: "CPU", Split: true, XUnit: lab.Seconds, YUnit: lab.Percent,
 			Help: "Median utilisation across backends, with the band from the least to the most loaded backend, per policy."},
-		{ID: "cpu_hist", Title: "CPU distribution over the run", XLabel: "CPU", YLabel: "backends", Bars: true, Split: true, XUnit: "%", IntY: true,
+		{ID: "cpu_hist", Title: "CPU distribution over the run", XLabel: "CPU", YLabel: "backends", Kind: lab.Bars, Split: true, XUnit: lab.Percent, IntY: true,
 			Help: "Backends per 2% of utilisation over the whole run. The busiest backend limits how much traffic the service takes; the gap to the others is wasted CPU."},
-		{ID: "errors", Title: "Errors over time", XLabel: "time", YLabel: "errors", XUnit: "s",
+		{ID: "errors", Title: "Errors over time", XLabel: "time", YLabel: "errors", XUnit: lab.Seconds,
 			Help: "Failed requests per sampling interval: rejected by flow control, refused by an overloaded backend, answered by a fail-fast backend, or lost in a stop."},
 	},
 	Tables: []lab.Table{
-		{ID: "policies", Title: "Policies", Key: "policies", Rows: "map", Columns: []lab.Column{
+		{ID: "policies", Title: "Policies", Key: "policies", Rows: lab.MapRows, Columns: []lab.Column{
 			{Field: "", Label: "policy"},
-			{Field: "cpu_min", Label: "CPU min", Digits: 1, Suffix: "%"},
-			{Field: "cpu_mean", Label: "mean", Digits: 1, Suffix: "%"},
-			{Field: "cpu_max", Label: "max", Digits: 1, Suffix: "%"},
+			{Field: "cpu_min", Label: "CPU min", Digits: 1, Unit: lab.Percent},
+			{Field: "cpu_mean", Label: "mean", Digits: 1, Unit: lab.Percent},
+			{Field: "cpu_max", Label: "max", Digits: 1, Unit: lab.Percent},
 			{Field: "max_over_mean", Label: "max/mean", Digits: 2},
 			{Field: "max_over_min", Label: "max/min", Digits: 2},
 			{Field: "p99_over_mean", Label: "p99/mean", Digits: 2},
-			{Field: "wasted_cpu_pct", Label: "wasted CPU", Digits: 1, Suffix: "%"},
+			{Field: "wasted_cpu_pct", Label: "wasted CPU", Digits: 1, Unit: lab.Percent},
 			{Field: "errors", Label: "errors"},
-			{Field: "latency_p50_ms", Label: "p50", Digits: 0, Suffix: " ms"},
-			{Field: "latency_p99_ms", Label: "p99", Digits: 0, Suffix: " ms"},
+			{Field: "latency_p50_ms", Label: "p50", Digits: 0, Unit: lab.Millis},
+			{Field: "latency_p99_ms", Label: "p99", Digits: 0, Unit: lab.Millis},
 		}},
-		{ID: "subsettings", Title: "Subsetting algorithms at these sizes", Key: "subsettings", Rows: "list", Columns: []lab.Column{
+		{ID: "subsettings", Title: "Subsetting algorithms at these sizes", Key: "subsettings", Rows: lab.ListRows, Columns: []lab.Column{
 			{Field: "subsetting", Label: "subsetting"},
 			{Field: "min", Label: "connections min"},
 			{Field: "max", Label: "max"},
@@ -40,11 +40,11 @@ var view = lab.View{
 			{Field: "churn_add_backend", Label: "+backend"},
 			{Field: "churn_remove_backend", Label: "−backend"},
 		}, Help: "Churn: connections opened plus closed when one client or backend is added or removed at the end of the list."},
-		{ID: "rounds", Title: "Deterministic subsetting: the rounds", Key: "rounds", Rows: "list", Bottom: true, Columns: []lab.Column{
+		{ID: "rounds", Title: "Deterministic subsetting: the rounds", Key: "rounds", Rows: lab.ListRows, Bottom: true, Columns: []lab.Column{
 			{Field: "round", Label: "round"},
 			{Field: "list", Label: "shuffled backends, cut into clients' subsets"},
 		}, Help: "Shown for up to 32 clients and 32 backends. Each round is one shuffle of the backends; its clients take consecutive slices."},
-		{ID: "subsets", Title: "Subsets", Key: "subsets", Rows: "list", Bottom: true, Columns: []lab.Column{
+		{ID: "subsets", Title: "Subsets", Key: "subsets", Rows: lab.ListRows, Bottom: true, Columns: []lab.Column{
 			{Field: "client", Label: "client"},
 			{Field: "round", Label: "round"},
 			{Field: "subset", Label: "backends"},

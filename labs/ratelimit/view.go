@@ -7,14 +7,14 @@ var view = lab.View{
 	Headline: []string{"count", "rate"},
 	Charts: []lab.Chart{
 		{ID: "count", Title: "Exact count vs each algorithm's estimate", XLabel: "time", YLabel: "requests in the window",
-			Split: true, XUnit: "ms",
+			Split: true, XUnit: lab.Millis,
 			Help: "Grey: the exact number of this algorithm's admitted requests in the last window. Dashed: what the algorithm itself counts. " +
 				"The fixed window's count drops to zero at every boundary; the sliding-window approximation follows the grey line closely."},
-		{ID: "rate", Title: "Admitted per second", XLabel: "time", YLabel: "requests/s", Kind: lab.Steps, XUnit: "ms",
+		{ID: "rate", Title: "Admitted per second", XLabel: "time", YLabel: "requests/s", Kind: lab.Steps, XUnit: lab.Millis,
 			Help: "Requests admitted per second by each algorithm, beside those offered (grey); the difference is rejected."},
 	},
 	Tables: []lab.Table{
-		{ID: "algorithms", Title: "Each algorithm against the exact sliding window", Key: "algorithms", Rows: "map",
+		{ID: "algorithms", Title: "Each algorithm against the exact sliding window", Key: "algorithms", Rows: lab.MapRows,
 			Help: "Over-admitted: admitted although the algorithm's own admitted requests already filled the exact window. " +
 				"Wrongly rejected: refused although the exact window had room. Estimate error: the mean distance between the dashed and the grey line, " +
 				"in % of the limit (the buckets' estimate, tokens in use, is a different quantity that drains at the refill rate).",
@@ -26,11 +26,11 @@ var view = lab.View{
 				{Field: "wrongly_rejected", Label: "wrongly rejected"},
 				{Field: "max_in_window", Label: "most in a window"},
 				{Field: "max_in_window_x", Label: "× limit", Digits: 2},
-				{Field: "estimate_error_pct", Label: "estimate error", Digits: 1, Suffix: "%"},
-				{Field: "state_bytes", Label: "state per key", Suffix: " B"},
+				{Field: "estimate_error_pct", Label: "estimate error", Digits: 1, Unit: lab.Percent},
+				{Field: "state_bytes", Label: "state per key", Unit: lab.Bytes},
 				{Field: "store_ops_per_request", Label: "store ops/request", Digits: 2},
 				{Field: "store", Label: "store"},
-				{Field: "mean_wait_ms", Label: "queue wait", Digits: 1, Suffix: " ms"},
+				{Field: "mean_wait_ms", Label: "queue wait", Digits: 1, Unit: lab.Millis},
 			}},
 	},
 	Notes: []string{

@@ -25,7 +25,7 @@ const state = new State(spec, start.values, start.errors);
 const results = new Results();
 const stream = new Stream(state, results);
 const key = spec.params.find((p) => p.name === spec.view.key);
-const style = styler(key ? key.options : []);
+const style = styler(spec.palette, key ? key.options : []);
 
 wireControls(state, document.getElementById("controls"));
 wireHistory(state);

@@ -1,14 +1,18 @@
 package templates
 
-import "github.com/resilience-playground/playground/lab"
+import (
+	"github.com/resilience-playground/playground/lab"
+	"github.com/resilience-playground/playground/param"
+)
 
 // Compare is what the compare view shows: two scenarios of one lab, A and B.
 type Compare struct {
-	Labs  []*lab.Lab
-	Lab   *lab.Lab       // nil when Error is set
-	A, B  string         // the scenarios' page URLs (canonical when they resolved)
-	Error string         // why the URLs cannot be compared, "" when they can
-	Spec  map[string]any // the lab's params and view, as JSON for the page's script
+	Labs   []*lab.Lab
+	Lab    *lab.Lab       // nil when Error is set
+	A, B   string         // the scenarios' page URLs (canonical when they resolved)
+	VA, VB param.Values   // the scenarios, when they resolved
+	Error  string         // why the URLs cannot be compared, "" when they can
+	Spec   map[string]any // the lab's params and view, as JSON for the page's script
 }
 
 // apiURL is the JSON API's URL of a canonical page URL ("/backoff?x" → "/api/v1/backoff?x").
@@ -28,4 +32,16 @@ func labName(c Compare) string {
 		return ""
 	}
 	return c.Lab.Name
+}
+
+// title fills a chart's or table's title with the values of both scenarios: "At N = 30 (A),
+// 80 (B)", or "At N = 30" when they agree.
+func (c Compare) title(t string) string {
+	return lab.FillTitle(t, func(name string) string {
+		a, b := c.VA.Format(name), c.VB.Format(name)
+		if a == b {
+			return a
+		}
+		return a + " (A), " + b + " (B)"
+	})
 }

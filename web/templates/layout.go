@@ -1,7 +1,6 @@
 package templates
 
 import (
-	"regexp"
 	"slices"
 	"strconv"
 	"time"
@@ -119,17 +118,11 @@ func pageValues(p Page) map[string]string {
 	return values
 }
 
-// fillTitle writes the values of the parameters a title names in braces ("At N = {clients}").
+// fillTitle writes the values of the parameters a title names in braces ("At N = {clients}"),
+// in URL form; the page's script then writes them for people ("At N = 1,000").
 func fillTitle(title string, values map[string]string) string {
-	return titleParam.ReplaceAllStringFunc(title, func(m string) string {
-		if v, ok := values[m[1:len(m)-1]]; ok {
-			return v
-		}
-		return m
-	})
+	return lab.FillTitle(title, func(name string) string { return values[name] })
 }
-
-var titleParam = regexp.MustCompile(`\{\w+\}`)
 
 // pageState is the page script's starting state: the scenario's values in URL form and the
 // problems of the link the page was opened with.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/param"
+	"github.com/resilience-playground/playground/web"
 )
 
 // LogSteps is how many positions a logarithmic slider has.
@@ -40,7 +41,8 @@ type Control struct {
 
 // NewPage builds the page of l for values v and the URL's errors.
 func NewPage(labs []*lab.Lab, l *lab.Lab, v param.Values, errs []*param.Error, embed bool) Page {
-	spec := map[string]any{"name": l.Name, "params": l.Params, "view": l.View, "log_steps": LogSteps, "tours": l.Tours}
+	spec := Spec(l)
+	spec["tours"] = l.Tours
 	// The room, when there is one, is added by the caller (see Page.Room).
 	p := Page{Labs: labs, Lab: l, Errors: errs, Embed: embed, Spec: spec, Query: v.Encode()}
 	for _, sp := range l.Params {
@@ -57,7 +59,7 @@ func NewPage(labs []*lab.Lab, l *lab.Lab, v param.Values, errs []*param.Error, e
 				c.Min, c.Max, c.Step, c.Pos = sp.Min, sp.Max, sp.Step, numeric(v, sp)
 				if sp.Log {
 					c.Min, c.Max, c.Step = 0, LogSteps, 1
-					c.Pos = math.Round(LogSteps * math.Log(c.Pos/sp.Min) / math.Log(sp.Max/sp.Min))
+					c.Pos = logPos(sp, c.Pos)
 				}
 			}
 		case param.EnumList:
@@ -69,6 +71,19 @@ func NewPage(labs []*lab.Lab, l *lab.Lab, v param.Values, errs []*param.Error, e
 		p.Controls = append(p.Controls, c)
 	}
 	return p
+}
+
+// Spec is what the page's scripts know of lab l, as JSON: its parameters and view, the
+// positions of a logarithmic slider and the palette the charts are drawn in.
+func Spec(l *lab.Lab) map[string]any {
+	return map[string]any{"name": l.Name, "params": l.Params, "view": l.View, "log_steps": LogSteps, "palette": web.Palette}
+}
+
+// logPos is the position of value x (in the parameter's unit) on a logarithmic slider of
+// LogSteps positions; js/params.js toSlider is the same rule on the page, and the conformance
+// vectors (param/testdata/conformance.json, "sliders") hold both to it.
+func logPos(sp param.Spec, x float64) float64 {
+	return math.Round(LogSteps * math.Log(x/sp.Min) / math.Log(sp.Max/sp.Min))
 }
 
 // numeric returns a numeric parameter in its unit (durations in milliseconds).
@@ -88,7 +103,8 @@ func num(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 func isOn(c Control, o string) bool { return c.Checked[o] }
 
-// previewAlt describes the preview image of l's front-page entry: its first headline chart.
+// previewAlt describes the preview image of l's front-page entry: its first headline chart,
+// at the default scenario.
 func previewAlt(l *lab.Lab) string {
 	title := ""
 	for _, c := range l.View.Charts {
@@ -96,7 +112,7 @@ func previewAlt(l *lab.Lab) string {
 			title = c.Title
 		}
 	}
-	return "Preview of " + l.Title + ": " + title + ", at the default scenario"
+	return "Preview of " + l.Title + ": " + lab.FillTitle(title, l.Params.Defaults().Format) + ", at the default scenario"
 }
 
 // withQuery is path followed by the page's canonical query, if any.

@@ -1,38 +1,8 @@
 // The controls: server-rendered inputs, one per parameter, that render from the state and
 // turn what people do into setScenario calls. Moving a slider changes the scenario as it
 // moves; releasing it (the "change" event) ends the gesture, which makes a history entry.
-import { parseDuration, goDuration, paramValue } from "./format.js";
-
-export function fromSlider(spec, p, pos) {
-  let v = Number(pos);
-  if (p.log) v = Number((p.min * Math.pow(p.max / p.min, v / spec.log_steps)).toPrecision(3));
-  v = Math.min(p.max, Math.max(p.min, v));
-  if (p.kind === "duration") return goDuration(v);
-  if (p.kind === "int") return String(Math.round(v));
-  const d = p.step && p.step < 1 ? Math.min(6, Math.ceil(-Math.log10(p.step))) : 0;
-  return String(Number(v.toFixed(d)));
-}
-
-// applies tells whether a parameter's condition (param.When) holds for values v: the other
-// parameter has, or for a list contains, one of w.values; or, with w.min, it is at least w.min
-// (durations compared in milliseconds, the unit of their declarations).
-export function applies(spec, w, v) {
-  const raw = String(v[w.param] ?? "");
-  if (w.min != null) {
-    const other = spec.params.find((q) => q.name === w.param);
-    const x = other && other.kind === "duration" ? parseDuration(raw) : Number(raw);
-    return isFinite(x) && x >= w.min;
-  }
-  const have = raw.split(",");
-  return (w.values || []).some((x) => have.includes(x));
-}
-
-export function toSlider(spec, p, text) {
-  const v = p.kind === "duration" ? parseDuration(text) : Number(text);
-  if (!isFinite(v)) return null;
-  if (p.log) return Math.round((spec.log_steps * Math.log(Math.max(v, p.min) / p.min)) / Math.log(p.max / p.min));
-  return v;
-}
+import { paramValue } from "./format.js";
+import { fromSlider, toSlider, applies } from "./params.js";
 
 export function wireControls(state, form) {
   const spec = state.spec;
@@ -56,7 +26,7 @@ export function wireControls(state, form) {
   });
   form.addEventListener("change", (e) => {
     const t = e.target;
-    if (t.matches("input.value")) user(t.name, t.value, true);
+    if (t.matches("input.value")) user(t.name, t.value.trim(), true);
     else if (t.matches("input[type=range]")) {
       const p = state.params.get(t.dataset.for);
       user(p.name, fromSlider(spec, p, t.value), true);
@@ -66,7 +36,7 @@ export function wireControls(state, form) {
   });
   form.addEventListener("submit", (e) => e.preventDefault());
   form.addEventListener("keydown", (e) => {
-    if (e.key === "Enter" && e.target.matches("input.value")) { e.preventDefault(); user(e.target.name, e.target.value, true); }
+    if (e.key === "Enter" && e.target.matches("input.value")) { e.preventDefault(); user(e.target.name, e.target.value.trim(), true); }
   });
   for (const b of form.querySelectorAll("button.reroll")) {
     b.addEventListener("click", () => user(b.dataset.for, String(Math.floor(Math.random() * 1e9)), true));
@@ -97,7 +67,7 @@ export function wireControls(state, form) {
       const ctl = form.querySelector(`.control[data-param="${p.name}"]`);
       const err = document.getElementById("err-" + p.name);
       // A problem of the opening link stays at its control until the person changes something.
-      const fromURL = state.urlErrors.find((e) => e.param === p.name);
+      const fromURL = state.urlErrors.find((e) => e.param === p.name || (e.params || []).includes(p.name));
       const msg = state.errors[p.name] || (fromURL ? fromURL.error : "");
       if (err && err.textContent !== msg) err.textContent = msg;
       if (ctl) {

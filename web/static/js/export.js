@@ -1,8 +1,9 @@
-// Export: the current scenario's data as CSV and JSON (links to the API for the scenario's
-// canonical URL, kept up to date as the scenario changes), each chart as a PNG image (its
-// title, legend and panels drawn onto one canvas), the chart-only embed view as a copyable
-// iframe snippet, and a link to the compare view with this scenario as A and B.
-import { encode } from "./state.js";
+// Export, and the one owner of the links to the scenario on show: its data as CSV and JSON
+// (the API's URLs of its canonical query), the JSON link under the controls, the compare view
+// with this scenario as A and B and the embed snippet, all kept up to date as the scenario and
+// the address change; and each chart as a PNG image (its title, legend and panels drawn onto
+// one canvas).
+import { encode } from "./params.js";
 
 // wireExport keeps the page's export links on the scenario shown and wires the PNG and embed
 // buttons.
@@ -14,6 +15,7 @@ export function wireExport(state) {
     const query = q ? "?" + q : "";
     setHref("csv-download", `/api/v1/${name}.csv${query}`);
     setHref("json-download", `/api/v1/${name}${query}`);
+    setHref("json-link", `/api/v1/${name}${query}`);
     const page = `/${name}${query}`;
     setHref("compare-link", `/compare?a=${encodeURIComponent(page)}&b=${encodeURIComponent(page)}`);
     const code = document.getElementById("embed-code");
@@ -24,6 +26,7 @@ export function wireExport(state) {
   };
   state.on("values", update);
   state.on("accepted", update);
+  state.on("address", update);
   addEventListener("popstate", update);
   update();
 

@@ -1,5 +1,7 @@
-// Formatting of numbers, durations and percentages for people to read, and of durations as
-// the Go duration strings URLs use.
+// Formatting of numbers, durations and percentages for people to read. (Durations as the Go
+// duration strings URLs use are parameter rules: js/params.js reads and writes them.)
+import { parseDuration } from "./params.js";
+export { goDuration, parseDuration } from "./params.js";
 
 const MINUS = "\u2212";
 
@@ -50,37 +52,6 @@ export function percent(x, digits = 0) {
     else break;
   }
   return group(x, d) + "%";
-}
-
-// goDuration writes milliseconds as a Go duration string the way the server writes it
-// (time.Duration's String, with a trailing "0s" or "0m" dropped): 5ms, 1.5s, 1m30s, 2m, 1h.
-export function goDuration(ms) {
-  let ns = Math.round(ms * 1e6);
-  if (ns === 0) return "0s";
-  const neg = ns < 0 ? "-" : "";
-  ns = Math.abs(ns);
-  const dec = (x) => String(Number(x.toFixed(9)));
-  if (ns < 1e3) return neg + ns + "ns";
-  if (ns < 1e6) return neg + dec(ns / 1e3) + "µs";
-  if (ns < 1e9) return neg + dec(ns / 1e6) + "ms";
-  const h = Math.floor(ns / 3.6e12), m = Math.floor((ns % 3.6e12) / 6e10), s = (ns % 6e10) / 1e9;
-  let out = (h ? h + "h" : "") + (h || m ? m + "m" : "") + dec(s) + "s";
-  if (out.endsWith("m0s")) out = out.slice(0, -2);
-  if (out.endsWith("h0m")) out = out.slice(0, -2);
-  return neg + out;
-}
-
-// parseDuration reads a Go duration string into milliseconds (NaN when malformed).
-export function parseDuration(s) {
-  const units = { ns: 1e-6, us: 1e-3, "µs": 1e-3, "μs": 1e-3, ms: 1, s: 1e3, m: 6e4, h: 3.6e6 };
-  s = String(s).trim();
-  let sign = 1;
-  if (s[0] === "-" || s[0] === "+") { sign = s[0] === "-" ? -1 : 1; s = s.slice(1); }
-  if (s === "0") return 0;
-  const re = /([0-9]*\.?[0-9]+)(ns|us|µs|μs|ms|s|m|h)/y;
-  let total = 0, m, any = false;
-  while (re.lastIndex < s.length && (m = re.exec(s))) { total += parseFloat(m[1]) * units[m[2]]; any = true; }
-  return any && re.lastIndex === s.length ? sign * total : NaN;
 }
 
 // value writes a parameter's value for people: durations in their largest unit, numbers with

@@ -1,8 +1,10 @@
 // The address bar and the browser history. The address always holds the last valid scenario:
 // an invalid value never enters it, and a scenario the server refuses is taken back out. A
 // gesture (a slider from press to release, a typed value, a click) makes one history entry,
-// which the URL follows while the gesture lasts; Back and Forward step through them.
-import { encode, decode } from "./state.js";
+// which the URL follows while the gesture lasts; Back and Forward step through them. Each
+// change of the address is told as the state's "address" event (the scenario's links follow
+// it: js/export.js).
+import { encode, decode } from "./params.js";
 
 export function wireHistory(state) {
   const spec = state.spec;
@@ -19,7 +21,7 @@ export function wireHistory(state) {
     if (url === here()) return;
     if (push) history.pushState(null, "", url + location.hash);
     else history.replaceState(null, "", url + location.hash);
-    links();
+    state.emit("address", {});
   };
 
   state.on("values", ({ source, ok, commit }) => {
@@ -52,16 +54,10 @@ export function wireHistory(state) {
     url = location.pathname + (q >= 0 ? url.slice(q) : "");
     accepted = url;
     if (url !== here() && decodeURIComponent(url) !== decodeURIComponent(here())) history.replaceState(null, "", url + location.hash);
-    links();
+    state.emit("address", {});
   });
   addEventListener("popstate", () => {
     gesture = false;
     state.setScenario(decode(spec, location.search), "history");
   });
-
-  function links() {
-    const json = document.getElementById("json-link");
-    if (json) json.href = "/api/v1/" + spec.name + location.search;
-  }
-  links();
 }

@@ -1,29 +1,34 @@
-// Series styles. Colours are chosen to stay distinct for the common colour-vision deficiencies
-// (simulated protanopia, deuteranopia and tritanopia: every pair at least 30 CIELAB ΔE apart)
-// and to have at least 3:1 contrast against the white page; every style also has its own dash
-// pattern, so series can be told apart without colour at all.
-export const colours = ["#0072B2", "#D55E00", "#000000", "#8811FF", "#996666", "#771100", "#550055"];
-// On the dark theme (prefers-color-scheme: dark) the same places take these colours: at least
-// 3:1 contrast against the dark page and as far apart under the same simulations.
-export const darkColours = ["#56B4E9", "#E69F00", "#F2F2F2", "#BC62F8", "#838228", "#D3AA99", "#86A8B6"];
-export const dashes = [[], [8, 4], [2, 3], [10, 3, 2, 3], [16, 4], [6, 3, 2, 3, 2, 3], [4, 6]];
-export const dashNames = ["solid", "dashed", "dotted", "dash-dot", "long dash", "dash-dot-dot", "sparse dash"];
+// Series styles, from the one palette the server declares (web.Palette, sent in the lab's
+// spec): colours that stay distinct under the common colour-vision deficiencies and keep 3:1
+// contrast against the page, light or dark, each with its own dash pattern so that series can
+// be told apart without colour; greys for references. The previews on the front page use the
+// same palette and the same rule.
 
-// styler gives each series label its style: a label that is an option of the view's key
-// parameter always takes that option's place (the same for every viewer of every URL); other
-// labels take the places after the options, in order of first sight.
-export function styler(keyOptions) {
-  const others = new Map();
-  return function style(label) {
-    let i = keyOptions.indexOf(label);
-    if (i < 0) {
-      if (!others.has(label)) others.set(label, keyOptions.length + others.size);
-      i = others.get(label);
+// styler returns style(series, list): the style of a series among the series of its chart
+// (list). A series whose label is an option of the view's key parameter takes that option's
+// place, the same for every viewer of every URL. A reference — a series of tone "neutral" (an
+// exact count, a limit, the offered load), or any other label beside compared options — is
+// grey, with the dash of its place among the chart's references. Any other label takes the
+// places after the options, in the order of the chart's series.
+export function styler(palette, keyOptions) {
+  const isOption = (s) => s.tone !== "neutral" && keyOptions.includes(s.label);
+  return function style(s, list = [s]) {
+    const compared = list.some(isOption);
+    const ref = (x) => x.tone === "neutral" || (compared && !keyOptions.includes(x.label));
+    const dark = isDark();
+    if (ref(s)) {
+      const r = Math.max(0, [...new Set(list.filter(ref).map((x) => x.label))].indexOf(s.label));
+      const greys = dark ? palette.ref_dark : palette.ref;
+      const d = r % palette.ref_dashes.length;
+      return { index: keyOptions.length + 100 + r, colour: greys[r % greys.length], dash: palette.ref_dashes[d], ref: true };
     }
-    // Past the seventh style the dashes shift, so that no two places share colour and dash.
-    const d = (i + Math.floor(i / colours.length)) % dashes.length;
-    const set = isDark() ? darkColours : colours;
-    return { index: i, colour: set[i % set.length], dash: dashes[d], dashName: dashNames[d] };
+    let i = keyOptions.indexOf(s.label);
+    if (i < 0) i = keyOptions.length + Math.max(0, [...new Set(list.filter((x) => !ref(x) && !isOption(x)).map((x) => x.label))].indexOf(s.label));
+    // Past the last colour the dashes shift, so that no two places share colour and dash.
+    const n = palette.light.length;
+    const d = (i + Math.floor(i / n)) % palette.dashes.length;
+    const set = dark ? palette.dark : palette.light;
+    return { index: i, colour: set[i % set.length], dash: palette.dashes[d], dashName: palette.dash_names[d] };
   };
 }
 

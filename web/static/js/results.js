@@ -1,7 +1,11 @@
 // The numbers of the run on show: series by name, bands around them and the summary. A new
-// run's frames replace the old run's numbers piece by piece — old curves stay until new ones
-// replace them — and when the run is done whatever it did not send is dropped, so that the
-// page then shows exactly what the JSON API returns for the URL.
+// run's frames replace the old run's numbers piece by piece — old curves stay, under the
+// page's "Showing … — computing …" label, until new ones replace them — and once the run has
+// made its first complete picture (its first frame with "refine") whatever it has not sent is
+// dropped: a time series refined over simulated time then shows only the span the new run
+// has computed, never the new run's first seconds joined to the old run's tail. When the run
+// is done the same holds for everything, so that the page shows exactly what the JSON API
+// returns for the URL.
 export class Results extends EventTarget {
   constructor() {
     super();
@@ -22,6 +26,7 @@ export class Results extends EventTarget {
     this.fresh = new Set();
     this.freshX = new Map();
     this.freshSummary = new Set();
+    this.pictured = false; // the run has made its first complete picture
   }
 
   frame(m) {
@@ -64,10 +69,30 @@ export class Results extends EventTarget {
       this.fresh.add(s.name);
       this.dirty.add(rec.chart);
     }
+    if (m.refine && !this.pictured) {
+      this.pictured = true;
+      this.prune();
+    }
     this.schedule();
   }
 
   done() {
+    this.prune();
+    // Summary entries the run did not send belong to an older scenario (a sweep since
+    // switched off, say).
+    for (const k of Object.keys(this.summary)) {
+      if (!this.freshSummary.has(k)) {
+        delete this.summary[k];
+        this.tables.add(k);
+      }
+    }
+    this.emit("settled", {});
+    this.schedule();
+  }
+
+  // prune drops the series, bands and points the current run has not sent: they are an older
+  // run's.
+  prune() {
     for (const store of [this.series, this.bands]) {
       for (const [name, s] of Object.entries(store)) {
         if (!this.fresh.has(name)) {
@@ -84,16 +109,6 @@ export class Results extends EventTarget {
         }
       }
     }
-    // Summary entries the run did not send belong to an older scenario (a sweep since
-    // switched off, say).
-    for (const k of Object.keys(this.summary)) {
-      if (!this.freshSummary.has(k)) {
-        delete this.summary[k];
-        this.tables.add(k);
-      }
-    }
-    this.emit("settled", {});
-    this.schedule();
   }
 
   // redrawAll redraws every chart at the next animation frame (axes fit once numbers are final).
@@ -123,11 +138,11 @@ export class Results extends EventTarget {
 }
 
 function pick(s) {
-  return { name: s.name, chart: s.chart, label: s.label, x_unit: s.x_unit, y_unit: s.y_unit, style: s.style, group: s.group, of: s.of, bound: s.bound };
+  return { name: s.name, chart: s.chart, label: s.label, x_unit: s.x_unit, y_unit: s.y_unit, style: s.style, group: s.group, tone: s.tone, of: s.of, bound: s.bound };
 }
 
 function same(a, b) {
-  if (a.chart !== b.chart || a.label !== b.label || a.y_unit !== b.y_unit || a.style !== b.style || a.group !== b.group) return false;
+  if (a.chart !== b.chart || a.label !== b.label || a.y_unit !== b.y_unit || a.style !== b.style || a.group !== b.group || a.tone !== b.tone) return false;
   if (a.x.length !== b.x.length) return false;
   for (let i = 0; i < a.x.length; i++) if (a.x[i] !== b.x[i] || a.y[i] !== b.y[i]) return false;
   return true;

@@ -6,45 +6,52 @@
 // rejoins. The presenter's key lives in the fragment (#key=…) and reaches the server only in
 // the websocket's "present" message. Protocol: see the api package documentation.
 import { Stream } from "./stream.js";
-import { decode, encode, canonical } from "./state.js";
+import { decode, encode, canonical } from "./params.js";
+import { el } from "./dom.js";
 import { readFragment, setFragment } from "./fragment.js";
 
-// RoomStream is a room's websocket: the lab stream's protocol (its frames drive the same
-// results and state) plus room messages. Run frames carry the room's version as their id.
-class RoomStream extends Stream {
-  constructor(state, results, code, mirror) {
-    super(state, results);
+// RoomStream is a room's websocket: a lab-protocol Stream (its frames drive the same results
+// and state, and the lab stream's listeners, such as the probe, hear of its runs) composed
+// with the room's own messages. Run frames carry the room's version as their id; only the
+// presenter's changes go to the room.
+class RoomStream {
+  constructor(state, results, code, lab) {
+    this.state = state;
     this.code = code;
-    this.mirror = mirror; // the lab stream: its listeners (the probe) hear this one's runs too
     this.key = "";
     this.presenting = false;
     this.detached = false;
     this.over = false; // the room has ended
     this.room = null; // the newest room message
     this.paramsId = 0; // the presenter's newest params message
+    this.query = null; // the newest query asked for
     this.onRoom = () => {};
     this.stepOf = () => "";
-  }
-
-  url() {
-    const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    return `${proto}//${location.host}/api/v1/rooms/${encodeURIComponent(this.code)}/stream`;
-  }
-
-  emit(type, detail) {
-    super.emit(type, detail);
-    if (this.mirror && type !== "sent") this.mirror.emit(type, detail);
-  }
-
-  connect() {
-    if (this.over) return;
-    this.presenting = false; // a new connection presents again
-    super.connect();
-    const ws = this.ws;
-    ws.addEventListener("open", () => {
-      if (this.key) ws.send(JSON.stringify({ type: "present", key: this.key }));
+    this.stream = new Stream(state, results, {
+      requests: false,
+      events: lab,
+      url: () => {
+        const proto = location.protocol === "https:" ? "wss:" : "ws:";
+        return `${proto}//${location.host}/api/v1/rooms/${encodeURIComponent(this.code)}/stream`;
+      },
+      connecting: () => {
+        if (this.over) return false;
+        this.presenting = false; // a new connection presents again
+        return true;
+      },
+      onOpen: (ws) => { if (this.key) ws.send(JSON.stringify({ type: "present", key: this.key })); },
+      onClose: (e) => this.closed(e),
+      onMessage: (m) => this.message(m),
     });
+    state.on("request", ({ query }) => this.request(query));
   }
+
+  get ws() { return this.stream.ws; }
+  get sentId() { return this.stream.sentId; }
+  set sentId(v) { this.stream.sentId = v; }
+
+  connect() { this.stream.connect(); }
+  close() { this.stream.close(); }
 
   // reopen starts a fresh connection, which the server answers with the room and its whole
   // current run.
@@ -53,18 +60,15 @@ class RoomStream extends Stream {
     this.connect();
   }
 
-  onClose(ws, e) {
-    if (this.ws !== ws) return;
-    super.onClose(ws, e);
-    // A room that has ended (or expired) is not reconnected to.
-    if (e.code !== 1001) {
-      fetch(`/api/v1/rooms/${encodeURIComponent(this.code)}`).then((r) => {
-        if (r.status === 404 && !this.over) {
-          this.over = true;
-          this.onRoom("ended");
-        }
-      }, () => {});
-    }
+  // closed: a room that has ended (or expired) is not reconnected to.
+  closed(e) {
+    if (e.code === 1001) return;
+    fetch(`/api/v1/rooms/${encodeURIComponent(this.code)}`).then((r) => {
+      if (r.status === 404 && !this.over) {
+        this.over = true;
+        this.onRoom("ended");
+      }
+    }, () => {});
   }
 
   // request: only the presenter's changes go to the room.
@@ -74,38 +78,40 @@ class RoomStream extends Stream {
   }
 
   send(query) {
-    if (!this.presenting || !this.ws || this.ws.readyState !== WebSocket.OPEN) return false;
+    if (!this.presenting || !this.stream.open()) return false;
     this.paramsId++;
-    this.ws.send(JSON.stringify({ type: "params", id: this.paramsId, query, step: this.stepOf() }));
+    this.stream.ws.send(JSON.stringify({ type: "params", id: this.paramsId, query, step: this.stepOf() }));
     return true;
   }
 
-  onMessage(m) {
+  // message handles the room's own messages and those of its runs it does not show; it
+  // reports whether it handled m (the rest are the lab protocol's).
+  message(m) {
     if (m.type === "room") {
       const r = m.room;
       const confirmed = r.presenter && !this.presenting;
       this.room = r;
       if (r.presenter) this.presenting = true;
       if (!this.detached && r.version > this.sentId) this.sentId = r.version;
-      // Changes made while the connection was away reach the room once it is back.
+      // Changes made while the connection was away reach the room once it is back
       // (and a tour step the page was on when it opened the room).
       if (confirmed && this.query !== null && (this.query !== queryOf(this.state.spec, r.url) || this.stepOf() !== r.step)) this.send(this.query);
       this.onRoom("room");
-      return;
+      return true;
     }
     if (m.type === "error" && m.param === "key") {
       this.key = "";
       this.onRoom("badkey");
-      return;
+      return true;
     }
-    if (this.detached) return; // the room's runs are not on show
+    if (this.detached) return true; // the room's runs are not on show
     if (m.type === "error" && this.presenting && m.id === this.paramsId) {
-      this.emit("error", m);
+      this.stream.events.dispatchEvent(new CustomEvent("error", { detail: m }));
       this.state.serverError(m);
-      return;
+      return true;
     }
     if (m.type === "start" && m.id > this.sentId) this.sentId = m.id;
-    super.onMessage(m);
+    return false;
   }
 }
 
@@ -149,7 +155,7 @@ export function wireRoom(state, stream, results, tour) {
       setFragment({ key });
       presentBtn.hidden = true;
       stream.close();
-      state.run.startedId = -1; // the room numbers its runs by its version
+      state.switchStream(); // the room numbers its runs by its version
       start(r.code, key);
     } catch (err) {
       presentBtn.disabled = false;
@@ -221,7 +227,7 @@ export function wireRoom(state, stream, results, tour) {
   function detach() {
     room.detached = true;
     followed = null;
-    state.run.startedId = -1; // the lab stream's runs are numbered apart from the room's
+    state.switchStream(); // the lab stream's runs are numbered apart from the room's
     state.setFollowing(false);
     stream.connect();
     render();
@@ -231,7 +237,7 @@ export function wireRoom(state, stream, results, tour) {
     note = "";
     stream.close();
     room.detached = false;
-    state.run.startedId = -1;
+    state.switchStream();
     room.sentId = 0;
     follow();
     room.reopen(); // the room's current run, from its start
@@ -282,12 +288,4 @@ export function wireRoom(state, stream, results, tour) {
     bar.classList.toggle("presenter", m === "presenter");
     bar.replaceChildren(...kids);
   }
-}
-
-// el makes an element with attributes and children.
-export function el(tag, attrs, ...kids) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
-  e.append(...kids);
-  return e;
 }

@@ -2,7 +2,8 @@
 // options. Controls render from it; people, the browser history, the server (a reconnect, a
 // room's presenter, a tour step) all change it through setScenario. Other modules listen for
 // its events: "values" (controls), "request" (the stream), "run" (status and results).
-import { parseDuration, goDuration, paramValue } from "./format.js";
+import { paramValue } from "./format.js";
+import { check, canonical, encode, defaults, same, formatParam } from "./params.js";
 
 export class State extends EventTarget {
   constructor(spec, initial, urlErrors) {
@@ -55,18 +56,95 @@ export class State extends EventTarget {
     this.emit("values", { source: "follow", ok: true });
   }
 
-  // serverError shows an error the server reported for the scenario asked for: at the
-  // parameter it names and, when that is not the one the person moved, there too.
+  // serverError shows an error the server reported for the scenario asked for: at every
+  // parameter it names ("params", all those a rule across parameters spans, else "param")
+  // and, when the person moved another one, there too.
   serverError(msg) {
     const errs = {};
-    if (msg.param && this.params.has(msg.param)) errs[msg.param] = msg.error;
-    if (this.moved && this.moved !== msg.param && this.source === "user") errs[this.moved] = msg.error;
+    const named = (msg.params && msg.params.length ? msg.params : [msg.param]).filter((n) => n && this.params.has(n));
+    for (const n of named) errs[n] = msg.error;
+    if (this.moved && !named.includes(this.moved) && this.source === "user") errs[this.moved] = msg.error;
     this.errors = errs;
     this.run.phase = "error";
     this.run.message = msg.error;
     this.emit("values", { source: "server-error", ok: false });
     this.emit("run", {});
   }
+
+  // The run lifecycle. The stream reports what the server says; the state moves the run on
+  // show through its phases (connecting, running, done, error, busy, idle, lost) and tells its
+  // listeners. current says the reply is to the newest request sent.
+
+  // requested records the id of the request of the scenario asked for last.
+  requested(id) { this.run.wantId = id; }
+
+  // started: the server started run m ({id, params, url}). An older run than the one on show
+  // is ignored; it reports whether the run is now the one on show.
+  started(m, current) {
+    const run = this.run;
+    if (m.id < run.startedId) return false;
+    run.startedId = m.id;
+    run.shown = { id: m.id, params: m.params, url: m.url };
+    run.phase = "running";
+    run.progress = null;
+    run.refine = null;
+    run.t0 = performance.now();
+    if (current) {
+      this.errors = {};
+      this.emit("accepted", { id: m.id, url: m.url });
+    }
+    this.emit("run", {});
+    return true;
+  }
+
+  // framed: a frame of the run on show arrived with its progress and refinement (the first
+  // refinement completes a picture of the run's values). It reports whether the frame is of
+  // the run on show.
+  framed(m) {
+    const run = this.run;
+    if (m.id !== run.startedId) return false;
+    if (m.progress) run.progress = m.progress;
+    if (m.refine) {
+      run.refine = m.refine;
+      run.picture = run.shown.params;
+    }
+    this.emit("run", {});
+    return true;
+  }
+
+  // finished: the run on show is done; it is final when it is of the newest request.
+  finished(m, current) {
+    const run = this.run;
+    if (m.id !== run.startedId) return false;
+    run.picture = run.shown.params;
+    run.phase = current ? "done" : "running";
+    run.ms = performance.now() - run.t0;
+    this.emit("run", {});
+    return true;
+  }
+
+  // busy: every slot of the server is taken; it retries by itself.
+  busy(m) {
+    this.run.phase = "busy";
+    this.run.message = `Server busy — retrying in ${(m.retry_ms / 1000).toFixed(1)} s…`;
+    this.emit("run", {});
+  }
+
+  // disconnected: the connection closed, for idleness (it comes back when the viewer does),
+  // for a restart (1001) or otherwise (it reconnects).
+  disconnected(code) {
+    const run = this.run;
+    if (code === 4000) run.phase = "idle";
+    else {
+      run.phase = "lost";
+      run.message = code === 1001 ? "Server restarting — reconnecting…" : "Connection lost — reconnecting…";
+    }
+    this.emit("run", {});
+  }
+
+  // switchStream forgets the run numbering of the stream left behind (a room numbers its runs
+  // by its version, the lab stream by its requests), so the next stream's runs show.
+  switchStream() { this.run.startedId = -1; }
 
   // stale reports the parameters whose values differ between the picture shown and the
   // scenario asked for, or null when the picture is of the scenario asked for.
@@ -86,117 +164,3 @@ export class State extends EventTarget {
   }
 }
 
-// same reports whether two URL-form values of p mean the same.
-export function same(p, a, b) {
-  if (p.kind === "duration") return parseDuration(a) === parseDuration(b);
-  if (p.kind === "int" || p.kind === "float") return Number(a) === Number(b);
-  return String(a) === String(b);
-}
-
-export function defaults(spec) {
-  return Object.fromEntries(spec.params.map((p) => [p.name, p.default]));
-}
-
-// formatParam writes a value of the server's params map (JSON) in URL form.
-export function formatParam(p, v) {
-  if (v === undefined || v === null) return p.default;
-  if (Array.isArray(v)) return v.join(",");
-  return String(v);
-}
-
-// canonical returns values in canonical URL form: lists in declared order, numbers and
-// durations written the one way the server writes them.
-export function canonical(spec, values) {
-  const out = {};
-  for (const p of spec.params) {
-    let v = String(values[p.name] ?? p.default).trim();
-    switch (p.kind) {
-      case "int": case "float": v = String(Number(v)); break;
-      case "duration": v = goDuration(parseDuration(v)); break;
-      case "enum_list": { const on = new Set(v.split(",")); v = p.options.filter((o) => on.has(o)).join(","); break; }
-      case "int_range": if (v !== "off") v = v.split(":").map(Number).join(":"); break;
-    }
-    out[p.name] = v;
-  }
-  return out;
-}
-
-// encode returns the query of a canonical scenario: declared order, defaults left out.
-export function encode(spec, values) {
-  const q = [];
-  for (const p of spec.params) {
-    const v = values[p.name];
-    if (v === undefined || v === canonicalDefault(p)) continue;
-    q.push(encodeURIComponent(p.name) + "=" + encodeURIComponent(v).replace(/%2C/g, ",").replace(/%3A/g, ":"));
-  }
-  return q.join("&");
-}
-
-function canonicalDefault(p) { return canonical({ params: [p] }, { [p.name]: p.default })[p.name]; }
-
-// decode reads a query into values (unknown names are ignored here; the server reports them).
-export function decode(spec, search) {
-  const q = new URLSearchParams(search);
-  const v = defaults(spec);
-  for (const p of spec.params) if (q.has(p.name)) v[p.name] = q.get(p.name);
-  return v;
-}
-
-// check validates every value against its declaration and returns all problems at once, in
-// plain words. The server checks again; its word is final.
-export function check(spec, values) {
-  const errs = {};
-  for (const p of spec.params) {
-    const msg = checkOne(p, String(values[p.name] ?? "").trim());
-    if (msg) errs[p.name] = msg;
-  }
-  return errs;
-}
-
-function bounds(p) {
-  const f = (x) => paramValue(p, p.kind === "duration" ? goDuration(x) : String(x));
-  return `from ${f(p.min)} to ${f(p.max)}`;
-}
-
-function checkOne(p, v) {
-  if (v === "" && p.kind === "enum_list") return `Choose at least one of ${p.label.toLowerCase()}.`;
-  if (v === "") return `${p.label} needs a value.`;
-  switch (p.kind) {
-    case "int": {
-      if (!/^[+-]?\d+$/.test(v)) return `${p.label} must be a whole number ${bounds(p)}.`;
-      const x = Number(v);
-      if (x < p.min || x > p.max) return `${p.label} must be ${bounds(p)}; ${v} is out of range.`;
-      return "";
-    }
-    case "float": {
-      const x = Number(v);
-      if (!isFinite(x)) return `${p.label} must be a number ${bounds(p)}.`;
-      if (x < p.min || x > p.max) return `${p.label} must be ${bounds(p)}; ${v} is out of range.`;
-      return "";
-    }
-    case "duration": {
-      const ms = parseDuration(v);
-      if (!isFinite(ms)) return `${p.label} must be a duration such as 5ms or 2s, ${bounds(p)}.`;
-      if (ms < p.min || ms > p.max) return `${p.label} must be ${bounds(p)}; ${v} is out of range.`;
-      return "";
-    }
-    case "enum":
-      return p.options.includes(v) ? "" : `${p.label} must be one of ${p.options.join(", ")}.`;
-    case "enum_list": {
-      const l = v.split(",");
-      if (l.some((o) => !p.options.includes(o))) return `${p.label} may only list ${p.options.join(", ")}.`;
-      return "";
-    }
-    case "int_range": {
-      if (v === "off") return "";
-      const m = /^(\d+):(\d+):(\d+)$/.exec(v);
-      if (!m) return `${p.label} must be from:to:step (such as 10:190:10) or off.`;
-      const [a, b, s] = [Number(m[1]), Number(m[2]), Number(m[3])];
-      if (s < 1 || a > b) return `${p.label} must go up from “from” to “to” in steps of at least 1.`;
-      if (a < p.min || b > p.max) return `${p.label} must stay ${bounds(p)}.`;
-      if (p.max_len && Math.floor((b - a) / s) + 1 > p.max_len) return `${p.label} may have at most ${p.max_len} points; use a larger step.`;
-      return "";
-    }
-  }
-  return "";
-}

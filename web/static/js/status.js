@@ -1,7 +1,8 @@
 // The status line, the progress bar and the honesty of the picture: when the numbers on show
 // belong to other values than those asked for, the results say so and say which; headings
 // name the values of the numbers under them.
-import { group, duration, paramValue } from "./format.js";
+import { group, duration } from "./format.js";
+import { fillTitle } from "./titles.js";
 
 // amount writes a refinement count with its unit: "30 of 100 trials"; a unit of simulated
 // time ("ms simulated") is written as a duration: "10 s of 30 s simulated".
@@ -68,10 +69,7 @@ export function wireStatus(state) {
     // Headings name the values of the numbers shown: "At N = {clients}".
     const vals = picture ? pictureValues(state, picture) : state.scenario;
     for (const el of document.querySelectorAll("[data-title]")) {
-      const t = el.dataset.title.replace(/\{(\w+)\}/g, (m, name) => {
-        const p = state.params.get(name);
-        return p ? paramValue(p, vals[name]) : m;
-      });
+      const t = fillTitle(el.dataset.title, state.params, vals);
       if (el.textContent !== t) el.textContent = t;
     }
   }

@@ -1,30 +1,43 @@
-// The websocket stream (protocol: see the api package documentation). It sends the state's
-// scenario whenever it is requested and feeds the replies to the results and the state.
+// The websocket stream of runs (protocol: see the api package documentation). It sends the
+// state's scenario whenever it is requested and hands the replies to the results (the
+// numbers) and to the state, whose methods move the run through its phases. A room's page
+// (js/room.js) makes one for the room's stream with options instead of a subclass: its own
+// address, what to do on opening and closing, messages of its own handled first, and the
+// listeners of the lab stream told of its runs.
 export class Stream extends EventTarget {
-  constructor(state, results) {
+  // opts: url() the websocket's address (default: the lab's stream); connecting(), which may
+  // return false to stay closed (a room that has ended); onOpen(ws); onClose(e),
+  // after the stream's own handling; onMessage(m), returning true for a message it handled
+  // itself; events, the EventTarget told of "frame", "done" and "error" (default: this);
+  // requests: false when the stream does not send the state's requests itself.
+  constructor(state, results, opts = {}) {
     super();
     this.state = state;
     this.results = results;
+    this.opts = opts;
+    this.events = opts.events || this;
     this.ws = null;
-    this.sentId = 0;
+    this.sentId = 0; // the newest request sent (a room's: its version)
     this.query = null; // the newest query asked for
     this.reconnects = 0;
-    state.on("request", ({ query }) => this.request(query));
+    if (opts.requests !== false) state.on("request", ({ query }) => this.request(query));
   }
 
   emit(type, detail) { this.dispatchEvent(new CustomEvent(type, { detail })); }
 
-  // url is the websocket's address: the lab's stream (a room's stream overrides it).
   url() {
+    if (this.opts.url) return this.opts.url();
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
     return `${proto}//${location.host}/api/v1/${this.state.spec.name}/stream`;
   }
 
   connect() {
+    if (this.opts.connecting?.() === false) return;
     const ws = (this.ws = new WebSocket(this.url()));
     ws.addEventListener("open", () => {
       this.reconnects = 0;
-      if (this.query !== null) this.send(this.query);
+      if (this.opts.requests !== false && this.query !== null) this.send(this.query);
+      this.opts.onOpen?.(ws);
     });
     ws.addEventListener("message", (e) => this.onMessage(JSON.parse(e.data)));
     ws.addEventListener("close", (e) => this.onClose(ws, e));
@@ -37,14 +50,14 @@ export class Stream extends EventTarget {
     if (ws) ws.close(1000);
   }
 
+  open() { return !!this.ws && this.ws.readyState === WebSocket.OPEN; }
+
   onClose(ws, e) {
     if (this.ws !== ws) return;
     this.ws = null;
-    const run = this.state.run;
+    this.state.disconnected(e.code);
     if (e.code === 4000) {
       // Closed for idleness: come back when the viewer does.
-      run.phase = "idle";
-      this.state.emit("run", {});
       const resume = () => {
         document.removeEventListener("visibilitychange", resume);
         document.removeEventListener("focusin", resume);
@@ -54,86 +67,62 @@ export class Stream extends EventTarget {
       document.addEventListener("visibilitychange", resume);
       document.addEventListener("focusin", resume);
       document.addEventListener("pointerdown", resume);
-      return;
+    } else {
+      // Reconnect with capped exponential backoff and full jitter; the scenario is sent again
+      // from the state once the connection is back.
+      const cap = 10000, base = 250;
+      const delay = Math.random() * Math.min(cap, base * 2 ** Math.min(this.reconnects++, 10));
+      setTimeout(() => this.connect(), delay);
     }
-    // Reconnect with capped exponential backoff and full jitter; the scenario is sent again
-    // from the state once the connection is back.
-    const cap = 10000, base = 250;
-    const delay = Math.random() * Math.min(cap, base * 2 ** Math.min(this.reconnects++, 10));
-    run.phase = "lost";
-    run.message = e.code === 1001 ? "Server restarting — reconnecting…" : "Connection lost — reconnecting…";
-    this.state.emit("run", {});
-    setTimeout(() => this.connect(), delay);
+    this.opts.onClose?.(e);
   }
 
   // request asks for a run of query; it is sent now or when the connection is back.
   request(query) {
     this.query = query;
-    const run = this.state.run;
     const id = this.send(query) ? this.sentId : this.sentId + 1;
-    run.wantId = id;
+    this.state.requested(id);
     this.emit("sent", { id, t: performance.now() });
   }
 
   send(query) {
-    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return false;
+    if (!this.open()) return false;
     this.sentId++;
-    this.state.run.wantId = this.sentId;
+    this.state.requested(this.sentId);
     this.ws.send(JSON.stringify({ type: "params", id: this.sentId, query }));
     return true;
   }
 
   onMessage(m) {
-    const st = this.state, run = st.run;
+    if (this.opts.onMessage?.(m)) return;
+    const st = this.state;
     // Replies to requests since superseded still show: a progressive run keeps streaming until
     // its first picture, and its numbers are labelled as those of its own values.
     if (m.id > this.sentId) return;
+    const current = m.id === this.sentId;
+    const tell = (type) => this.events.dispatchEvent(new CustomEvent(type, { detail: m }));
     switch (m.type) {
       case "start":
-        if (m.id < run.startedId) return;
-        run.startedId = m.id;
-        run.shown = { id: m.id, params: m.params, url: m.url };
-        run.phase = "running";
-        run.progress = null;
-        run.refine = null;
-        run.t0 = performance.now();
+        if (m.id < st.run.startedId) return;
         this.results.start(m);
-        if (m.id === this.sentId) {
-          st.errors = {};
-          st.emit("accepted", { id: m.id, url: m.url });
-        }
-        st.emit("run", {});
+        st.started(m, current);
         break;
       case "frame":
-        if (m.id !== run.startedId) return;
-        if (m.progress) run.progress = m.progress;
-        if (m.refine) {
-          run.refine = m.refine;
-          run.picture = run.shown.params;
-        }
+        if (!st.framed(m)) return;
         this.results.frame(m);
-        this.emit("frame", m);
-        st.emit("run", {});
+        tell("frame");
         break;
       case "done":
-        if (m.id !== run.startedId) return;
-        run.picture = run.shown.params;
-        run.phase = m.id === this.sentId ? "done" : "running";
-        run.ms = performance.now() - run.t0;
+        if (!st.finished(m, current)) return;
         this.results.done(m);
-        this.emit("done", m);
-        st.emit("run", {});
+        tell("done");
         break;
       case "busy":
-        if (m.id !== this.sentId) return;
-        run.phase = "busy";
-        run.message = `Server busy — retrying in ${(m.retry_ms / 1000).toFixed(1)} s…`;
-        st.emit("run", {});
+        if (current) st.busy(m);
         break;
       case "error":
-        this.emit("error", m);
-        if (m.id !== this.sentId) return;
-        st.serverError(m);
+        tell("error");
+        if (current) st.serverError(m);
         break;
     }
   }

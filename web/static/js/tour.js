@@ -4,9 +4,9 @@
 // a presenter's clicker sends) move to the neighbouring step's scenario. A step that asks the
 // class to predict hides the charts until someone clicks "Reveal". While the page follows a
 // room, the room's presenter moves the steps.
-import { decode } from "./state.js";
+import { decode } from "./params.js";
 import { readFragment, setFragment } from "./fragment.js";
-import { el } from "./room.js";
+import { el } from "./dom.js";
 
 export function wireTour(state) {
   const spec = state.spec;

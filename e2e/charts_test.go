@@ -1,0 +1,298 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/cdproto/accessibility"
+	"github.com/chromedp/chromedp"
+
+	"github.com/resilience-playground/playground/labs"
+)
+
+// rawTitle matches a title's placeholder: a name in braces.
+var rawTitle = regexp.MustCompile(`\{\w+\}`)
+
+// Light scenarios of the three labs, for tests of how charts are drawn.
+var chartPages = map[string]string{
+	"backoff":     "/backoff?trials=5&sweep=10:50:20",
+	"ratelimit":   "/ratelimit?duration=5s",
+	"loadbalance": "/loadbalance?clients=60&backends=40&subset=6&duration=5s",
+}
+
+// TestPanelsEqualHeight: every panel of every small multiple on the three labs has the same
+// plot height (within a pixel), whether or not the panels share axes, and only the last one
+// carries the x axis, below its plot.
+func TestPanelsEqualHeight(t *testing.T) {
+	srv := MustOpenServer(t)
+	ctx := MustOpenTab(t)
+	hookTab(t, ctx)
+	type panel struct {
+		Chart string  `json:"chart"`
+		H     float64 `json:"h"`
+		Axis  bool    `json:"axis"`
+		Top   float64 `json:"top"`
+	}
+	const read = `[...window.__playground.charts.plots].filter(([k]) => document.getElementById("chart-" + k.split("\u0000")[0]).classList.contains("split"))
+		.map(([k, p]) => ({ chart: k.split("\u0000")[0], h: p.u.bbox.height / devicePixelRatio, axis: !!p.u.axes[0].label, top: p.holder.getBoundingClientRect().top }))`
+	for name, page := range chartPages {
+		openLab(t, ctx, srv.URL+page)
+		waitDrawn(t, ctx)
+		for _, shared := range []bool{true, false} {
+			if !shared {
+				for _, c := range eval[[]string](t, ctx, `[...document.querySelectorAll("input.shared-axes")].map((i) => i.closest(".chart").id)`) {
+					click(t, ctx, "#"+c+" input.shared-axes")
+					break // one toggle sets them all
+				}
+				waitFor(t, ctx, `new Promise((r) => requestAnimationFrame(() => r(true)))`)
+			}
+			byChart := map[string][]panel{}
+			for _, p := range eval[[]panel](t, ctx, read) {
+				byChart[p.Chart] = append(byChart[p.Chart], p)
+			}
+			if len(byChart) == 0 {
+				t.Fatalf("%s: no small multiples", name)
+			}
+			for chart, ps := range byChart {
+				var hs []float64
+				for _, p := range ps {
+					hs = append(hs, p.H)
+				}
+				lowest := 0
+				for i, p := range ps {
+					if p.Top > ps[lowest].Top {
+						lowest = i
+					}
+					if d := p.H - ps[0].H; d > 1 || d < -1 {
+						t.Errorf("%s %s (shared axes %v): panel plot heights %v px: panel %d is %.0f px, panel 0 %.0f px", name, chart, shared, hs, i, p.H, ps[0].H)
+						break
+					}
+				}
+				for i, p := range ps {
+					if p.Axis != (i == lowest) {
+						t.Errorf("%s %s: panel %d (of %d) has an x axis: %v; want it under the lowest panel only", name, chart, i, len(ps), p.Axis)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestCompareBinsEqual compares two backoff scenarios whose histograms have different bin
+// widths: A's and B's panels are drawn at one bin width, named in their titles as on the lab
+// page ("A: none (writes per 256 ms)"), so that equal bars mean equal counts (issue 15,
+// item 13).
+func TestCompareBinsEqual(t *testing.T) {
+	srv := MustOpenServer(t)
+	ctx := MustOpenTab(t)
+	a, b := "/backoff?clients=50&trials=20&sweep=off", "/backoff?clients=100&trials=20&sweep=off"
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/compare?a="+url.QueryEscape(a)+"&b="+url.QueryEscape(b))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, `!!window.__compare && (window.__compare.ready || window.__compare.error !== "")`)
+	if e := eval[string](t, ctx, `window.__compare.error`); e != "" {
+		t.Fatalf("compare page error: %s", e)
+	}
+	// The API's own bin widths differ (between strategies, and between A and B), or the test
+	// shows nothing.
+	sent := eval[[]float64](t, ctx, `[window.__compare.a, window.__compare.b].flatMap((r) => r.series.filter((s) => s.chart === "timeline").map((s) => s.x[1] - s.x[0]))`)
+	if slices.Min(sent) == slices.Max(sent) {
+		t.Fatalf("every histogram has bins of %v: pick scenarios whose widths differ", sent[0])
+	}
+	type plot struct {
+		Key    string  `json:"key"`
+		Width  float64 `json:"width"`
+		YLabel string  `json:"ylabel"`
+	}
+	plots := eval[[]plot](t, ctx, `(() => { const r = window.__compare.renderer; if (!r) return [];
+		return [...r.plots].filter(([k]) => k.startsWith("timeline\u0000")).map(([k, p]) => ({ key: k.slice(9), width: p.u.data[0][1] - p.u.data[0][0], ylabel: p.holder.querySelector(".panel-title")?.textContent || p.u.axes[1].label || "" })); })()`)
+	if len(plots) < 4 {
+		t.Fatalf("%d timeline panels drawn through the page's renderer, want A and B for each strategy", len(plots))
+	}
+	for _, p := range plots {
+		if p.Width != plots[0].Width {
+			t.Errorf("panel %q has bins of %v ms, panel %q of %v ms: one chart, two bin widths", p.Key, p.Width, plots[0].Key, plots[0].Width)
+		}
+		if !strings.Contains(p.YLabel, "per ") {
+			t.Errorf("panel %q: its title and y axis %q do not name the bin width", p.Key, p.YLabel)
+		}
+	}
+	t.Logf("API bin widths %v ms; drawn at %v ms (%q)", sent, plots[0].Width, plots[0].YLabel)
+}
+
+// TestRefineShowsOnlyNewRun changes a scenario whose time series the server refines over
+// simulated time: at every redraw while the new run refines, no chart shows points past the
+// span the new run has computed — never its first seconds joined to the old run's tail
+// (issue 15, item 14).
+func TestRefineShowsOnlyNewRun(t *testing.T) {
+	srv := MustOpenServer(t)
+	for _, c := range []struct {
+		page, param, value string
+		charts             []string // charts whose x is the simulated time refine.done counts, in its unit
+	}{
+		{"/ratelimit?duration=20m&algorithms=fixed_window,token_bucket", "load", "3", []string{"rate"}},
+		{"/loadbalance?seed=11&clients=100&backends=60&subset=10&policy=round_robin,least_loaded&duration=2m", "clients", "1000", []string{"cpu", "errors"}},
+	} {
+		t.Run(strings.Split(c.page, "?")[0][1:], func(t *testing.T) {
+			ctx := MustOpenTab(t)
+			hookTab(t, ctx)
+			openLab(t, ctx, srv.URL+c.page)
+			waitDrawn(t, ctx)
+			if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => {
+				const p = window.__playground, ch = p.charts, draw = ch.draw, watch = new Set(%q.split(","));
+				p.refineLog = [];
+				ch.draw = function (id) {
+					const r = draw.apply(this, arguments);
+					const run = p.state.run;
+					if (watch.has(id) && run.refine && run.phase === "running") {
+						let maxX = -Infinity;
+						for (const [k, pl] of ch.plots) {
+							if (!k.startsWith(id + "\u0000")) continue;
+							const d = pl.u.data;
+							d[0].forEach((x, i) => { if (d.slice(1).some((col) => col[i] != null)) maxX = Math.max(maxX, x); });
+						}
+						p.refineLog.push({ chart: id, run: run.startedId, maxX, done: run.refine.done, total: run.refine.total });
+					}
+					return r;
+				}; })()`, strings.Join(c.charts, ",")))); err != nil {
+				t.Fatal(err)
+			}
+			prev := lastSent(t, ctx)
+			typeValue(t, ctx, textSel(c.param), c.value)
+			if waitSettled(t, ctx, prev) {
+				t.Fatalf("%s=%s failed: %v", c.param, c.value, eval[[]string](t, ctx, `window.__playground.errors`))
+			}
+			type entry struct {
+				Chart             string
+				Run               int
+				MaxX, Done, Total float64
+			}
+			log := eval[[]entry](t, ctx, `window.__playground.refineLog.map((e) => ({ Chart: e.chart, Run: e.run, MaxX: e.maxX, Done: e.done, Total: e.total }))`)
+			newRun := eval[int](t, ctx, `window.__playground.state.run.startedId`)
+			checked := 0
+			for _, e := range log {
+				if e.Run != newRun || e.Done >= e.Total {
+					continue
+				}
+				checked++
+				if e.MaxX > e.Done+1e-9 {
+					t.Errorf("%s: while the new run had computed %v of %v, the chart showed points up to %v", e.Chart, e.Done, e.Total, e.MaxX)
+					break
+				}
+			}
+			if checked == 0 {
+				// A machine fast enough to finish the run within one frame leaves nothing to see.
+				t.Skipf("SKIPPING: no redraw while the new run refined (log %v): nothing was checked", log)
+			}
+			t.Logf("%d redraws checked while the new run refined", checked)
+		})
+	}
+}
+
+// TestLegendMatchesSeries switches the load-balancing lab's subsetting: in every chart the
+// legend's swatch of each series has the colour the series is drawn in (issue 15, item 15).
+func TestLegendMatchesSeries(t *testing.T) {
+	srv := MustOpenServer(t)
+	ctx := MustOpenTab(t)
+	hookTab(t, ctx)
+	openLab(t, ctx, srv.URL+chartPages["loadbalance"])
+	waitDrawn(t, ctx)
+	type mismatch struct {
+		Chart, Label, Legend, Drawn string
+	}
+	const read = `(() => {
+		const out = [];
+		for (const sec of document.querySelectorAll("section.chart")) {
+			const id = sec.dataset.chart, drawn = new Map();
+			for (const [k, p] of window.__playground.charts.plots) {
+				if (!k.startsWith(id + "\u0000")) continue;
+				p.u.series.forEach((s, i) => { if (i > 0 && s.label && s.width) drawn.set(s.label, typeof s.stroke === "function" ? s.stroke(p.u, i) : s.stroke); });
+			}
+			for (const li of sec.querySelectorAll(".legend li")) {
+				const mark = li.querySelector("line, rect"), label = li.textContent.trim();
+				if (!mark) continue;
+				const c = mark.getAttribute("stroke"), d = drawn.has(label) ? String(drawn.get(label)) : "no series of this label";
+				if (c.toLowerCase() !== d.toLowerCase()) out.push({ Chart: id, Label: label, Legend: c, Drawn: d });
+			}
+		}
+		return out; })()`
+	if m := eval[[]mismatch](t, ctx, read); len(m) > 0 {
+		t.Errorf("before the switch, legend and series differ: %+v", m)
+	}
+	prev := lastSent(t, ctx)
+	selectOption(t, ctx, `select[name="subsetting"]`, "deterministic")
+	waitSettled(t, ctx, prev)
+	waitDrawn(t, ctx)
+	if m := eval[[]mismatch](t, ctx, read); len(m) > 0 {
+		t.Errorf("after switching random → deterministic, legend and series differ: %+v", m)
+	}
+	if n := eval[int](t, ctx, `document.querySelectorAll("#chart-connections .legend li").length`); n != 1 {
+		t.Errorf("connections legend has %d entries, want 1", n)
+	}
+}
+
+// TestNoRawTitlesInNames: no accessible name on the three labs, their embed view and the
+// compare view carries a raw title template such as "{clients}" (issue 15, item 16).
+func TestNoRawTitlesInNames(t *testing.T) {
+	srv := MustOpenServer(t)
+	ctx := MustOpenTab(t)
+	hookTab(t, ctx)
+	pages := []string{chartPages["backoff"], chartPages["ratelimit"], chartPages["loadbalance"], "/embed" + chartPages["backoff"]}
+	for _, page := range pages {
+		openLab(t, ctx, srv.URL+page)
+		waitDrawn(t, ctx)
+		checkNames(t, ctx, page)
+	}
+	a, b := "/backoff?clients=30&trials=5&sweep=off", "/backoff?clients=80&trials=5&sweep=off"
+	cmp := "/compare?a=" + url.QueryEscape(a) + "&b=" + url.QueryEscape(b)
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+cmp)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, `!!window.__compare && window.__compare.ready`)
+	checkNames(t, ctx, cmp)
+}
+
+// checkNames fails the test for every node of the page's accessibility tree whose name holds
+// a parameter of a lab in braces ("{clients}"), and for a page with too few named nodes to
+// mean anything.
+func checkNames(t *testing.T, ctx context.Context, page string) {
+	t.Helper()
+	tree, err := chromedp.Call(ctx, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	params := map[string]bool{}
+	for _, l := range labs.Registry().All() {
+		for _, sp := range l.Params {
+			params[sp.Name] = true
+		}
+	}
+	named, images := 0, 0
+	for _, n := range tree.Nodes {
+		if n.Ignored || n.Name == nil {
+			continue
+		}
+		name := string(n.Name.Value)
+		if name == "" || name == `""` {
+			continue
+		}
+		named++
+		if n.Role != nil && strings.Contains(string(n.Role.Value), "image") {
+			images++
+		}
+		for _, m := range rawTitle.FindAllString(name, -1) {
+			if params[m[1:len(m)-1]] {
+				t.Errorf("%s: accessible name %s holds a raw title template", page, name)
+				break
+			}
+		}
+	}
+	if named < 10 || images == 0 {
+		t.Errorf("%s: %d named nodes, %d named images: the tree was not read", page, named, images)
+	}
+}

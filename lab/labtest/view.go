@@ -1,0 +1,151 @@
+package labtest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/resilience-playground/playground/lab"
+)
+
+// CheckView runs the scenarios of the URL queries on l and checks that its runs fill its view
+// (every lab's golden test calls it): every series of every update names a chart of the view,
+// and every band a series of its chart; every chart gets a series and every table its summary
+// entry, of the layout it declares, in at least one of the runs; every column names a field
+// of the rows. A view that compiles and passes [lab.View.Check] can still be out of step with
+// what the lab computes: a chart renamed on one side only, a summary field dropped. The page
+// would then draw an empty chart or blank cells, and nothing else would fail.
+func CheckView(tb testing.TB, l *lab.Lab, queries ...string) {
+	tb.Helper()
+	var runs []run
+	for _, q := range queries {
+		v, err := l.Params.ParseQuery(q)
+		if err != nil {
+			tb.Fatalf("%s?%s: %v", l.Name, q, err)
+		}
+		var rn run
+		res, err := l.Execute(context.Background(), v, func(u lab.Update) { rn.Updates = append(rn.Updates, u) })
+		if err != nil {
+			tb.Fatalf("%s?%s: %v", l.Name, q, err)
+		}
+		rn.Result = res
+		runs = append(runs, rn)
+	}
+	for _, p := range viewProblems(l.View, runs) {
+		tb.Error(l.Name + ": " + p)
+	}
+}
+
+// run is what CheckView looks at of one run: its updates as they were emitted and its result.
+type run struct {
+	Updates []lab.Update
+	Result  *lab.Result
+}
+
+// viewProblems lists how the runs fail to fill view v (see CheckView).
+func viewProblems(v lab.View, runs []run) []string {
+	var out []string
+	bad := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
+	charts := map[string]bool{}
+	for _, c := range v.Charts {
+		charts[c.ID] = false
+	}
+	reported := map[string]bool{}
+	for _, r := range runs {
+		chartOf := map[string]string{} // series name → chart, as first sent
+		for _, u := range r.Updates {
+			for _, s := range u.Series {
+				if s.Chart != "" {
+					chartOf[s.Name] = s.Chart
+				}
+			}
+		}
+		for _, u := range r.Updates {
+			for _, s := range u.Series {
+				c := chartOf[s.Name]
+				if _, ok := charts[c]; !ok {
+					if !reported[s.Name] {
+						bad("%s: series %q names chart %q, which the view lacks", r.Result.URL, s.Name, c)
+						reported[s.Name] = true
+					}
+					continue
+				}
+				charts[c] = true
+				if s.Of != "" && chartOf[s.Of] != c && !reported[s.Name] {
+					bad("%s: band %q bounds %q, which is no series of chart %q", r.Result.URL, s.Name, s.Of, c)
+					reported[s.Name] = true
+				}
+			}
+		}
+	}
+	for _, c := range v.Charts {
+		if !charts[c.ID] {
+			bad("chart %q gets no series in any of the runs", c.ID)
+		}
+	}
+	for _, t := range v.Tables {
+		fields := map[string]bool{}
+		found := false
+		for _, r := range runs {
+			entry, ok := r.Result.Summary[t.Key]
+			if !ok {
+				continue
+			}
+			found = true
+			rows, err := rowsOf(entry, t.Rows)
+			if err != nil {
+				bad("%s: table %q: summary %q: %v", r.Result.URL, t.ID, t.Key, err)
+				continue
+			}
+			for _, row := range rows {
+				for f := range row {
+					fields[f] = true
+				}
+			}
+		}
+		if !found {
+			bad("table %q: summary key %q is in none of the runs' results", t.ID, t.Key)
+			continue
+		}
+		for _, c := range t.Columns {
+			if c.Field != "" && !fields[c.Field] {
+				have := make([]string, 0, len(fields))
+				for f := range fields {
+					have = append(have, f)
+				}
+				slices.Sort(have)
+				bad("table %q: column %q shows field %q, which no row has (rows have %q)", t.ID, c.Label, c.Field, have)
+			}
+		}
+	}
+	return out
+}
+
+// rowsOf reads a summary entry as the page does: through JSON, as an object of rows (MapRows)
+// or an array of rows (ListRows).
+func rowsOf(entry any, layout lab.TableRows) ([]map[string]any, error) {
+	b, err := json.Marshal(entry)
+	if err != nil {
+		return nil, err
+	}
+	switch layout {
+	case lab.MapRows:
+		var m map[string]map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			return nil, fmt.Errorf("not an object of rows by name: %.80s", b)
+		}
+		var rows []map[string]any
+		for _, r := range m {
+			rows = append(rows, r)
+		}
+		return rows, nil
+	default:
+		var rows []map[string]any
+		if err := json.Unmarshal(b, &rows); err != nil {
+			return nil, fmt.Errorf("not a list of rows: %.80s", b)
+		}
+		return rows, nil
+	}
+}

@@ -1,0 +1,487 @@
+// The one chart renderer. The lab page and its embed view (js/charts.js) and the compare view
+// (js/compare.js) hand it a chart's panels — series already styled, axes already chosen — and
+// it draws them with uPlot: one layout rule for every panel (equal plot heights, the x axis
+// under the last row only), one way to write each unit on axes, readouts and text summaries,
+// one legend, one way to bring histograms to a common bin width. The PNG export (js/export.js)
+// copies what it drew.
+import uPlot from "../vendor/uPlot.esm.js";
+import { sig, duration, durationUnit, number, group } from "./format.js";
+import { ink } from "./palette.js";
+
+const FONT_FAMILY = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+// Tick steps for duration axes (milliseconds): whole seconds, minutes and hours.
+const MS_INCRS = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 250, 500,
+  1e3, 2e3, 5e3, 1e4, 15e3, 3e4, 6e4, 12e4, 3e5, 6e5, 9e5, 18e5, 36e5, 72e5, 108e5, 216e5, 432e5, 864e5];
+const INT_INCRS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1e3, 2e3, 2500, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6];
+// Units (lab.Unit) that are durations, in milliseconds.
+const TIME_UNITS = { "µs": 1e-3, ms: 1, s: 1e3 };
+export const timeFactor = (unit) => TIME_UNITS[unit] || 0;
+
+// format returns how a number of unit is written for people: durations in their largest unit,
+// percentages and bytes with their sign, other numbers compactly.
+export function format(unit) {
+  const f = timeFactor(unit);
+  if (f) return (v) => duration(v * f);
+  if (unit === "%") return (v) => number(v) + "%";
+  if (unit === "B") return (v) => group(v) + " B";
+  return (v) => number(v);
+}
+
+// ticks returns uPlot's tick writer for an axis of unit: a duration axis in one unit (per tick
+// on a log axis), whatever unit its series carry.
+function ticks(unit, log) {
+  const f = timeFactor(unit), fmt = format(unit);
+  return (u, splits) => {
+    if (f && !log) {
+      const du = durationUnit(Math.max(...splits.map(Math.abs).filter(isFinite)) * f);
+      return splits.map((v) => (v == null ? "" : sig((v * f) / du.per, 3) + " " + du.name));
+    }
+    if (f) return splits.map((v) => (v == null ? "" : duration(v * f, 2)));
+    return splits.map((v) => (v == null ? "" : fmt(v)));
+  };
+}
+
+const incrs = (whole, unit, log) => {
+  const f = log ? 0 : timeFactor(unit);
+  return f ? MS_INCRS.map((x) => x / f) : whole ? INT_INCRS : undefined;
+};
+
+// The panel layout, one rule for every chart: every plot of a chart has the same height, and
+// only the last row of panels carries the x axis (its ticks and label) below the plot; the
+// rows above have a stub of ticks. Heights are CSS pixels; z scales them in presentation mode.
+const PADDING = [10, 16, 0, 0]; // top, right, bottom, left: fixed, so no panel's plot depends on its axes
+const X_AXIS = { size: 36, label: 22 };
+const X_STUB = 4;
+
+// plotHeight is the height of each plot of a chart: small multiples are shorter the more
+// there are; in presentation mode (fill, the height the pinned chart may take) the panels share
+// it. compact is a phone's pinned chart.
+export function plotHeight(chart, count, { fill = 0, compact = false, compare = false } = {}) {
+  const z = fill ? 1.35 : 1;
+  const axis = xAxisHeight(true, z);
+  if (fill) return chart.split ? Math.max(80, Math.floor((fill - axis) / Math.max(1, count) - 28 - PADDING[0])) : fill - axis - PADDING[0];
+  if (chart.split) return compare ? 100 : count > 3 ? 70 : 100;
+  return (compare ? 280 : compact ? 190 : 250) - axis - PADDING[0];
+}
+
+function xAxisHeight(shown, z) {
+  return shown ? Math.round(X_AXIS.size * z) + Math.round(X_AXIS.label * z) : X_STUB;
+}
+
+// binWidth is a histogram series' bin width (its x step).
+export function binWidth(s) { return s.x.length >= 2 ? s.x[1] - s.x[0] : 0; }
+
+// commonBins brings histograms to one bin width, so that bars of equal height mean the same
+// count: the widest, when every other divides it (the bins add up exactly), else counts per
+// unit of x. It returns the series, changed or not, and the width's name for the y unit
+// ("50 ms" in "writes per 50 ms"), "" on an axis of plain counts.
+export function commonBins(series, xUnit) {
+  const widths = series.map(binWidth).filter((w) => w > 0);
+  if (!widths.length) return { series, per: "" };
+  const W = Math.max(...widths);
+  const f = timeFactor(xUnit);
+  // A width of a unit is named ("per 50 ms", "per 2%"); bins of plain counts go without.
+  const name = (w) => (f ? duration(w * f) : xUnit ? sig(w) + xUnit : "");
+  if (widths.every((w) => Math.abs(W / w - Math.round(W / w)) < 1e-6)) {
+    if (widths.every((w) => Math.abs(w - W) < 1e-9)) return { series, per: name(W) };
+    return { series: series.map((s) => rebin(s, W)), per: name(W) };
+  }
+  const one = f ? 1 / f : 1; // per millisecond of a duration axis, else per unit
+  return { series: series.map((s) => density(s, one)), per: name(one) };
+}
+
+// rebin sums a histogram's counts (x ascending) into bins of width W.
+const rebinned = new WeakMap(); // series → {W, n, out}
+function rebin(s, W) {
+  const w = binWidth(s);
+  if (!w || Math.abs(w - W) < 1e-9) return s;
+  const memo = rebinned.get(s);
+  if (memo && memo.W === W && memo.n === s.x.length) return memo.out;
+  const x = [], y = [];
+  for (let i = 0; i < s.x.length; i++) {
+    const b = Math.floor(s.x[i] / W + 1e-9) * W;
+    if (x.length && x[x.length - 1] === b) y[y.length - 1] += s.y[i] || 0;
+    else { x.push(b); y.push(s.y[i] || 0); }
+  }
+  const out = { ...s, x, y: y.map((v) => Number(v.toPrecision(6))) };
+  rebinned.set(s, { W, n: s.x.length, out });
+  return out;
+}
+
+// density turns a histogram's counts into counts per width one of x.
+function density(s, one) {
+  const w = binWidth(s);
+  if (!w) return s;
+  return { ...s, y: s.y.map((v) => (v == null ? v : Number(((v * one) / w).toPrecision(6)))) };
+}
+
+// extent is the box that holds series (and their bands): bars take their bin's width.
+export function extent(chart, series, bands = []) {
+  let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+  const bars = chart.kind === "bars";
+  const ys = (arr) => {
+    for (const y of arr) {
+      if (y == null || !isFinite(y) || (chart.log_y && y <= 0)) continue;
+      y0 = Math.min(y0, y);
+      y1 = Math.max(y1, y);
+    }
+  };
+  for (const s of series) {
+    const w = bars ? binWidth(s) || 1 : 0;
+    const [left, right] = chart.int_x ? [w / 2, w / 2] : [0, w];
+    for (const x of s.x) { x0 = Math.min(x0, x - left); x1 = Math.max(x1, x + right); }
+    ys(s.y);
+  }
+  if (!bars) for (const b of bands) { ys(b.lo.y); ys(b.hi.y); }
+  if (!isFinite(x0)) return {};
+  if (!isFinite(y0)) { y0 = chart.log_y ? 1 : 0; y1 = chart.log_y ? 10 : 1; }
+  if (x0 === x1) { x0 -= 1; x1 += 1; }
+  if (y0 === y1) { y1 = y0 === 0 ? 1 : y0 * 1.1; }
+  return { x: [x0, x1], y: [y0, y1 * (chart.log_y ? 1 : 1.05)] };
+}
+
+// merge is the box that holds every extent.
+export function merge(exts) {
+  const have = exts.filter((e) => e.x);
+  if (!have.length) return {};
+  return {
+    x: [Math.min(...have.map((e) => e.x[0])), Math.max(...have.map((e) => e.x[1]))],
+    y: [Math.min(...have.map((e) => e.y[0])), Math.max(...have.map((e) => e.y[1]))],
+  };
+}
+
+// axes is the range to draw: y from zero unless the axis is logarithmic, and log axes on
+// whole decades.
+export function axes(chart, ext) {
+  const y = [...ext.y];
+  if (!chart.log_y) y[0] = Math.min(0, y[0]);
+  return { x: [...ext.x], y };
+}
+
+function logSafe(y, log) {
+  if (!log) return y;
+  const lo = Math.max(y[0], 1e-9), hi = Math.max(y[1], lo * 10);
+  return [10 ** Math.floor(Math.log10(lo)), 10 ** Math.ceil(Math.log10(hi))];
+}
+
+// Renderer draws charts into their sections. Its plots map (chart id + "\u0000" + panel key →
+// {u, holder, …}) is what the browser tests read.
+export class Renderer {
+  constructor() {
+    this.plots = new Map();
+    this.fill = 0; // presentation mode: the height the pinned chart fills, else 0
+  }
+
+  // draw draws a chart's panels into box, making, updating or removing uPlot instances:
+  //   panels   [{key, title, name, series: [{name, label, x, y, colour, dash, style}], bands: [{of, lo, hi, colour}]}]
+  //            title is shown above the plot (small multiples), name is its accessible name
+  //   columns  panels per row (compare's A and B side by side); the last row has the x axis
+  //   range    (panel index) → {x, y}: the axes, chosen by the caller (shared or not)
+  //   width    of each panel; height: of each plot (plotHeight)
+  //   title    the chart's title, filled (js/titles.js), for the text summaries
+  //   yUnit    what y counts, as written in the summaries ("writes per 50 ms")
+  //   yLabel   the y axis's label (single charts), mark: {value, text} or null
+  //   describe whether to write the text summaries now (final numbers), else only the first time
+  //   lineLabels, points: direct labels at the lines' ends; points on short lines
+  draw(chart, box, m) {
+    const keep = new Set();
+    const last = m.panels.length - (((m.panels.length - 1) % m.columns) + 1); // first panel of the last row
+    m.panels.forEach((panel, pi) => {
+      const key = chart.id + "\u0000" + panel.key;
+      keep.add(key);
+      this.panel(chart, box, key, panel, pi >= last, m, pi);
+    });
+    for (const [key, p] of this.plots) {
+      if (key.startsWith(chart.id + "\u0000") && !keep.has(key)) {
+        p.u.destroy();
+        p.holder.remove();
+        this.plots.delete(key);
+      }
+    }
+    // Keep the panels in the order given, after whatever the box holds first (a header row).
+    const holders = m.panels.map((p) => this.plots.get(chart.id + "\u0000" + p.key)?.holder).filter(Boolean);
+    const skip = box.children.length - holders.length;
+    holders.forEach((h, i) => { const at = box.children[skip + i]; if (at !== h) box.insertBefore(h, at || null); });
+  }
+
+  panel(chart, box, key, panel, xAxis, m, pi) {
+    const series = panel.series;
+    const bands = chart.kind === "bars" ? [] : panel.bands || [];
+    // One x for all series: theirs when they share it (the common case, and cheap), else the
+    // union with gaps.
+    const shared = series.every((s) => sameX(s.x, series[0].x));
+    const xs = shared ? series[0]?.x || [] : [...new Set(series.flatMap((s) => s.x))].sort((a, b) => a - b);
+    const cols = series.map((s) => (shared ? s.y : align(xs, s)));
+    const bandOpts = [];
+    for (const b of bands) {
+      cols.push(sameX(b.hi.x, xs) ? b.hi.y : align(xs, b.hi), sameX(b.lo.x, xs) ? b.lo.y : align(xs, b.lo));
+      bandOpts.push({ series: [cols.length - 1, cols.length], fill: b.colour + "26" });
+    }
+    const data = [xs, ...cols];
+    const z = this.fill ? 1.35 : 1;
+    const height = m.height + PADDING[0] + PADDING[2] + xAxisHeight(xAxis, z);
+    // A new instance when what it draws changes (names, colours, dashes, the axis): uPlot
+    // keeps series' styles from its creation.
+    const sigKey = [chart.kind, xAxis, this.fill, ...series.map((s) => `${s.name}|${s.label}|${s.colour}|${(s.dash || []).join(",")}`),
+      ...bands.map((b) => b.of + "|" + b.colour)].join("\u0001");
+    let p = this.plots.get(key);
+    if (p && p.sig !== sigKey) {
+      p.u.destroy();
+      p.holder.remove();
+      this.plots.delete(key);
+      p = null;
+    }
+    const ctx = { r: m.range(pi), mark: m.mark };
+    if (!p) {
+      const holder = document.createElement("div");
+      holder.className = "plot";
+      holder.setAttribute("role", "img");
+      const title = document.createElement("p");
+      title.className = "panel-title";
+      if (panel.title !== undefined) holder.append(title);
+      const desc = document.createElement("p");
+      desc.className = "sr-only";
+      desc.id = `desc-${chart.id}-${pi}-${Math.random().toString(36).slice(2, 8)}`;
+      holder.append(desc);
+      holder.setAttribute("aria-describedby", desc.id);
+      box.append(holder);
+      const opts = this.options(chart, series, bandOpts, m, m.width, height, xAxis, ctx);
+      const u = new uPlot(opts, data, holder);
+      p = { u, sig: sigKey, holder, title, desc, ctx };
+      this.plots.set(key, p);
+    } else {
+      Object.assign(p.ctx, ctx);
+      if (p.u.width !== m.width || p.u.height !== height) p.u.setSize({ width: m.width, height });
+      p.u.setData(data);
+    }
+    const set = (el, text) => { if (el.textContent !== text) el.textContent = text; };
+    if (panel.title !== undefined) set(p.title, panel.title);
+    if (p.holder.getAttribute("aria-label") !== panel.name) p.holder.setAttribute("aria-label", panel.name);
+    if (m.describe || !p.desc.textContent) set(p.desc, describe(chart, m.title, series, m.yUnit));
+  }
+
+  options(chart, series, bands, m, width, height, xAxis, ctx) {
+    const bars = chart.kind === "bars";
+    const opts = [{ label: chart.x_label }];
+    for (const s of series) {
+      opts.push({
+        label: s.label || s.name,
+        stroke: s.colour,
+        fill: bars ? s.colour + "55" : undefined,
+        width: bars ? 1 : 2.25,
+        dash: bars ? undefined : s.dash,
+        spanGaps: true,
+        // Histograms of whole values (IntX) centre each bar on its value; others start it there.
+        paths: bars ? uPlot.paths.bars({ size: [1, Infinity], align: chart.int_x ? 0 : 1, gap: 0 }) : chart.kind === "steps" ? uPlot.paths.stepped({ align: 1 }) : undefined,
+        points: { show: !bars && !!m.points, size: 5, fill: s.colour, filter: (u, si, show) => (show && u.data[0].length <= 40 ? null : []) },
+      });
+    }
+    for (const b of bands) {
+      for (const bound of ["hi", "lo"]) opts.push({ label: bound, stroke: "#0000", width: 0, points: { show: false }, spanGaps: true });
+    }
+    const { fg, grid } = ink();
+    // Presentation mode: larger type on the axes, for the back of the room.
+    const zf = this.fill ? 1.35 : 1;
+    const z = (n) => Math.round(n * zf);
+    const font = `${z(14)}px ${FONT_FAMILY}`, labelFont = `bold ${z(14)}px ${FONT_FAMILY}`;
+    const axisInk = { stroke: fg, grid: { stroke: grid }, ticks: { stroke: grid } };
+    const xIncrs = incrs(chart.int_x, chart.x_unit, chart.log_x);
+    const yIncrs = incrs(chart.int_y, chart.y_unit, chart.log_y);
+    return {
+      width, height,
+      padding: PADDING,
+      legend: { show: false },
+      cursor: { drag: { x: false, y: false } },
+      scales: {
+        x: { time: false, distr: chart.log_x ? 3 : 1, range: () => ctx.r.x },
+        y: { distr: chart.log_y ? 3 : 1, range: () => logSafe(ctx.r.y, chart.log_y) },
+      },
+      axes: [
+        xAxis
+          ? { ...axisInk, label: chart.x_label, font, labelFont, values: ticks(chart.x_unit, chart.log_x), incrs: xIncrs, size: z(X_AXIS.size), labelSize: z(X_AXIS.label) }
+          : { ...axisInk, font, values: (u, splits) => splits.map(() => ""), incrs: xIncrs, size: X_STUB, ticks: { show: false } },
+        m.yLabel
+          ? { ...axisInk, label: m.yLabel, font, labelFont, values: ticks(chart.y_unit, chart.log_y), incrs: yIncrs, size: z(70), labelSize: z(22) }
+          : { ...axisInk, font, values: ticks(chart.y_unit, chart.log_y), incrs: yIncrs, size: z(60) },
+      ],
+      series: opts,
+      bands,
+      plugins: [markPlugin(ctx), labelsPlugin(chart, series, m.lineLabels), readoutPlugin(chart, series)],
+    };
+  }
+
+  // legend lists items ({label, colour, dash} or {text}) with a swatch of their colour and dash,
+  // a box for histograms.
+  legend(chart, el, items) {
+    if (!el) return;
+    const sig = JSON.stringify(items);
+    if (el.dataset.sig === sig) return;
+    el.dataset.sig = sig;
+    el.replaceChildren(...items.map((it) => {
+      const li = document.createElement("li");
+      if (it.text) {
+        li.className = "legend-note";
+        li.textContent = it.text;
+        return li;
+      }
+      const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+      svg.setAttribute("width", "28");
+      svg.setAttribute("height", "10");
+      svg.setAttribute("aria-hidden", "true");
+      const mark = document.createElementNS("http://www.w3.org/2000/svg", chart.kind === "bars" ? "rect" : "line");
+      const attrs = chart.kind === "bars"
+        ? { x: 6, y: 0, width: 16, height: 10, fill: it.colour + "55", stroke: it.colour }
+        : { x1: 1, y1: 5, x2: 27, y2: 5, stroke: it.colour, "stroke-width": 3, "stroke-dasharray": (it.dash || []).join(" ") };
+      for (const [k, v] of Object.entries(attrs)) mark.setAttribute(k, v);
+      svg.append(mark);
+      li.append(svg, it.label);
+      return li;
+    }));
+  }
+
+  // destroyAll removes every plot (a theme or size change draws them afresh).
+  destroyAll() {
+    for (const p of this.plots.values()) { p.u.destroy(); p.holder.remove(); }
+    this.plots.clear();
+    for (const el of document.querySelectorAll(".chart .legend")) delete el.dataset.sig;
+  }
+}
+
+function sameX(a, b) {
+  if (a === b) return true;
+  if (!a || !b || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function align(xs, s) {
+  const m = new Map(s.x.map((x, i) => [x, s.y[i]]));
+  return xs.map((x) => (m.has(x) ? m.get(x) : null));
+}
+
+// describe is a plot's short text summary for screen readers.
+function describe(chart, title, series, yUnit) {
+  const fx = format(chart.x_unit), fy = format(chart.y_unit);
+  const parts = series.map((s) => {
+    const label = s.label || s.name;
+    const pts = s.x.map((x, i) => [x, s.y[i]]).filter((p) => p[1] != null);
+    if (!pts.length) return `${label}: no data`;
+    const peak = pts.reduce((a, b) => (b[1] > a[1] ? b : a));
+    if (chart.kind === "bars") {
+      const total = pts.reduce((a, p) => a + p[1], 0);
+      return `${label}: ${number(total)} in all, most (${number(peak[1])}) at ${fx(peak[0])}, last at ${fx(pts[pts.length - 1][0])}`;
+    }
+    const a = pts[0], b = pts[pts.length - 1];
+    return `${label}: ${fy(a[1])} at ${chart.x_label} ${fx(a[0])}, ${fy(b[1])} at ${fx(b[0])}`;
+  });
+  return `${title}, ${chart.y_label}${yUnit && yUnit !== chart.y_label ? " (" + yUnit + ")" : ""} against ${chart.x_label}. ${parts.join("; ")}.`;
+}
+
+// markPlugin draws a chosen value on the x axis (the chart's Mark parameter) as a labelled
+// dashed line.
+function markPlugin(ctx) {
+  return {
+    hooks: {
+      draw: (u) => {
+        const m = ctx.mark;
+        if (!m || !isFinite(m.value)) return;
+        const cx = u.valToPos(m.value, "x", true);
+        const c = u.ctx, dpr = devicePixelRatio;
+        c.save();
+        const { fg, mark } = ink();
+        c.strokeStyle = mark;
+        c.setLineDash([4 * dpr, 4 * dpr]);
+        c.lineWidth = 1.5 * dpr;
+        c.beginPath();
+        c.moveTo(cx, u.bbox.top);
+        c.lineTo(cx, u.bbox.top + u.bbox.height);
+        c.stroke();
+        c.setLineDash([]);
+        c.fillStyle = fg;
+        c.font = `${13 * dpr}px system-ui, sans-serif`;
+        const w = c.measureText(m.text).width;
+        const left = cx + 4 * dpr + w > u.bbox.left + u.bbox.width;
+        c.textAlign = left ? "right" : "left";
+        c.fillText(m.text, left ? cx - 4 * dpr : cx + 4 * dpr, u.bbox.top + 14 * dpr);
+        c.restore();
+      },
+    },
+  };
+}
+
+// labelsPlugin writes each line's name at its right end, so lines can be told apart without
+// the legend or colour.
+function labelsPlugin(chart, series, on) {
+  return {
+    hooks: {
+      draw: (u) => {
+        if (!on || chart.kind === "bars") return;
+        const dpr = devicePixelRatio, c = u.ctx;
+        const labels = [];
+        series.forEach((s, i) => {
+          const ys = u.data[i + 1];
+          let k = ys.length - 1;
+          while (k >= 0 && ys[k] == null) k--;
+          if (k < 0) return;
+          labels.push({ text: s.label || s.name, colour: s.colour, x: u.valToPos(u.data[0][k], "x", true), y: u.valToPos(ys[k], "y", true) });
+        });
+        labels.sort((a, b) => a.y - b.y);
+        const gap = 15 * dpr;
+        for (let i = 1; i < labels.length; i++) if (labels[i].y - labels[i - 1].y < gap) labels[i].y = labels[i - 1].y + gap;
+        c.save();
+        c.font = `bold ${12 * dpr}px system-ui, sans-serif`;
+        c.textAlign = "right";
+        c.lineWidth = 3 * dpr;
+        c.strokeStyle = ink().bg;
+        for (const l of labels) {
+          const y = Math.min(Math.max(l.y - 5 * dpr, u.bbox.top + 10 * dpr), u.bbox.top + u.bbox.height - 2 * dpr);
+          c.strokeText(l.text, l.x - 6 * dpr, y);
+          c.fillStyle = l.colour;
+          c.fillText(l.text, l.x - 6 * dpr, y);
+        }
+        c.restore();
+      },
+    },
+  };
+}
+
+// readoutPlugin shows the values under the pointer: x, then each series' y in its colour.
+function readoutPlugin(chart, series) {
+  let tip;
+  const fx = format(chart.x_unit), fy = format(chart.y_unit);
+  return {
+    hooks: {
+      init: (u) => {
+        tip = document.createElement("div");
+        tip.className = "readout";
+        tip.setAttribute("aria-hidden", "true");
+        tip.hidden = true;
+        u.over.append(tip);
+      },
+      setCursor: (u) => {
+        const i = u.cursor.idx;
+        if (i == null || u.cursor.left < 0) { tip.hidden = true; return; }
+        // Built node by node: the page's content security policy allows no inline styles.
+        const head = document.createElement("b");
+        head.textContent = `${chart.x_label} ${fx(u.data[0][i])}`;
+        const rows = [head];
+        series.forEach((s, k) => {
+          const y = u.data[k + 1][i];
+          if (y == null) return;
+          const row = document.createElement("div");
+          const name = document.createElement("span");
+          name.textContent = s.label || s.name;
+          name.style.color = s.colour;
+          row.append(name, " " + fy(y));
+          rows.push(row);
+        });
+        tip.replaceChildren(...rows);
+        tip.hidden = false;
+        const left = u.cursor.left, right = left > u.over.clientWidth / 2;
+        tip.style.left = right ? "" : left + 12 + "px";
+        tip.style.right = right ? u.over.clientWidth - left + 12 + "px" : "";
+        tip.style.top = "4px";
+      },
+    },
+  };
+}
