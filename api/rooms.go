@@ -342,6 +342,7 @@ func (rs *roomServer) join(rm room.Room) (*liveRoom, error) {
 	}
 	lr.b.setRoom(rs.roomReply(lr, false))
 	lr.d = rs.s.newDriver(ctx, l, lr.b.publish)
+	lr.d.client = "room " + rm.Code // a room's runs are the room's, whoever joined first
 	lr.d.offer(request{Type: "params", ID: rm.Version, Query: v.Encode()})
 	go lr.d.serve()
 	go rs.watch(ctx, lr, watch)

@@ -268,7 +268,7 @@ func (s *Server) finalResult(w http.ResponseWriter, r *http.Request) (*lab.Lab, 
 		s.writeError(w, r, err)
 		return nil, nil, false
 	}
-	res, err := s.cfg.Hub.Result(r.Context(), l, v)
+	res, err := s.cfg.Hub.ResultFor(r.Context(), clientOf(r), l, v)
 	if err != nil {
 		s.countRejection(err)
 		s.writeError(w, r, err)

@@ -138,6 +138,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	ws := &wsConn{s: s, c: c, ctx: ctx}
 	d := s.newDriver(ctx, l, ws.writeJSON)
 	d.idle = s.cfg.IdleTimeout
+	d.client = clientOf(r)
 	defer ws.recoverPanic(l.Name)
 	go ws.read(cancel, func(b []byte) error {
 		m, err := decodeMessage(b)
@@ -242,6 +243,7 @@ type driver struct {
 	latest chan request // the newest unserved request; older ones are dropped
 	out    func(reply) error
 	idle   time.Duration // with no request for this long, serve ends (0: never)
+	client string        // whom its runs are for (see package hub's "Fair slots")
 }
 
 func (s *Server) newDriver(ctx context.Context, l *lab.Lab, out func(reply) error) *driver {
@@ -339,7 +341,7 @@ func (d *driver) run(req request, busyTry *int, jitter *rand.Rand) (*request, er
 		if s.draining.Load() {
 			return nil, errDrained
 		}
-		sub, err = s.cfg.Hub.Subscribe(l, v)
+		sub, err = s.cfg.Hub.SubscribeFor(d.client, l, v)
 		if err == nil {
 			*busyTry = 0
 			break

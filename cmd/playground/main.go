@@ -1,7 +1,7 @@
 // Command playground serves the Resilience Playground, or runs one scenario from the command
 // line.
 //
-//	playground [serve] [-addr localhost:8080] [-max-runs N] [-max-run-cpu 10s] [-budget N] [-drain 20s] [-allow-host name]... [-allow-origin host]...
+//	playground [serve] [-addr localhost:8080] [-max-runs N] [-share N] [-max-run-cpu 10s] [-budget N] [-drain 20s] [-allow-host name]... [-allow-origin host]...
 //	playground run [-format json|csv] URL
 //	playground help
 //
@@ -94,6 +94,7 @@ func serve(args []string, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "localhost:8080", "address to listen on")
 	maxRuns := fs.Int("max-runs", 4*runtime.NumCPU(), "runs at once (their computing shares the CPUs fairly)")
+	share := fs.Int("share", 0, "runs one client (remote address) may hold whatever others do; beyond it, it takes a slot only while this many stay free for others (default max-runs/4; -1: off)")
 	budget := fs.Int64("budget", api.DefaultBudget, "most simulated events per run (as its lab estimates them)")
 	maxRunCPU := fs.Duration("max-run-cpu", api.DefaultMaxRunCPU, "most computing time per run before it is stopped")
 	drain := fs.Duration("drain", 20*time.Second, "on SIGTERM, how long runs in flight may finish")
@@ -123,7 +124,7 @@ func serve(args []string, stderr io.Writer) int {
 	}
 
 	metrics := api.NewMetrics(prometheus.NewRegistry())
-	h := hub.New(hub.Config{MaxRuns: *maxRuns, Budget: *budget, MaxRunCPU: *maxRunCPU, CacheSize: 512, Observe: metrics.ObserveRun})
+	h := hub.New(hub.Config{MaxRuns: *maxRuns, Share: *share, Budget: *budget, MaxRunCPU: *maxRunCPU, CacheSize: 512, Observe: metrics.ObserveRun})
 	srv := api.New(api.Config{Labs: registry(), Hub: h, Log: log, AllowedHosts: hosts, AllowedOrigins: allow, Metrics: metrics, Rooms: rooms})
 	hs := &http.Server{
 		Handler:           srv,
