@@ -220,14 +220,19 @@ func (rs *roomServer) stream(w http.ResponseWriter, r *http.Request) {
 	s.metrics.connections.Inc()
 	defer s.metrics.connections.Dec()
 	c.SetReadLimit(s.cfg.MaxMessage)
-	ctx, cancelCause := context.WithCancelCause(context.Background())
-	defer cancelCause(nil)
-	cancel := func() { cancelCause(nil) }
+	// ctx is the connection's: its reader, pinger and writes. Cancelling it cuts the
+	// connection without a close frame (the websocket library closes a connection whose read
+	// is cancelled), so the server's reasons to end the stream — draining — end only the
+	// following (follow) and the stream then closes with its code.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	following, stopFollowing := context.WithCancelCause(ctx)
+	defer stopFollowing(nil)
 	ws := &wsConn{s: s, c: c, ctx: ctx}
 	defer ws.recoverPanic("room " + rm.Code)
 	// Draining, a room's participants are sent away at once: the room lives on in the store,
 	// and they reconnect to another server.
-	stopDrain := context.AfterFunc(s.drainCtx, func() { cancelCause(errRoomClosing) })
+	stopDrain := context.AfterFunc(s.drainCtx, func() { stopFollowing(errRoomClosing) })
 	defer stopDrain()
 
 	lr, err := rs.join(rm)
@@ -277,9 +282,9 @@ func (rs *roomServer) stream(w http.ResponseWriter, r *http.Request) {
 		return nil
 	})
 	go ws.ping(cancel)
-	_ = lr.b.follow(ctx, ws.write) // how it ended is told by ctx below
+	_ = lr.b.follow(following, ws.write) // how it ended is told by the contexts below
 	switch {
-	case errors.Is(context.Cause(ctx), errRoomClosing):
+	case errors.Is(context.Cause(following), errRoomClosing):
 		c.Close(websocket.StatusGoingAway, "server restarting; reconnect")
 	case ctx.Err() != nil:
 		c.Close(websocket.StatusNormalClosure, "")
