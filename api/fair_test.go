@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -15,11 +16,18 @@ import (
 )
 
 // serveFrom serves one request from a remote address straight through the server's handler,
-// and returns the recorded response.
-func (s *Server) serveFrom(ctx context.Context, remote, method, path string) *httptest.ResponseRecorder {
-	req := httptest.NewRequestWithContext(ctx, method, path, nil)
+// and returns the recorded response. A body is sent as JSON.
+func (s *Server) serveFrom(ctx context.Context, remote, method, path string, body ...string) *httptest.ResponseRecorder {
+	var rd io.Reader
+	if len(body) > 0 {
+		rd = strings.NewReader(body[0])
+	}
+	req := httptest.NewRequestWithContext(ctx, method, path, rd)
 	req.Host = "localhost"
 	req.RemoteAddr = remote
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	rec := httptest.NewRecorder()
 	s.API.ServeHTTP(rec, req)
 	return rec

@@ -15,6 +15,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/go-chi/chi/v5"
 
+	"github.com/resilience-playground/playground/algorithms/ratelimit"
 	"github.com/resilience-playground/playground/hub"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/param"
@@ -39,6 +40,15 @@ import (
 // presenter by sending {"type": "present", "key": "..."}; then its params messages
 // ({"type": "params", "id", "query", "step"}) move the room. A follower's params message is
 // answered with an error and changes nothing.
+//
+// Limits. A client (a remote address; see clientOf) may open 5 rooms at once, then one every
+// 10 seconds, and keep at most room.Limits.PerOwner (20) open; the store keeps at most
+// room.Limits.Rooms (10,000). A client may try 20 codes that name no room, then one every 5
+// seconds — codes that name a room are not counted, so a class behind one address joins
+// freely. Beyond a limit a request is answered 429 (503 when the server's rooms are full) with
+// Retry-After, before the store is asked. A presenter's changes are stored at most
+// Config.ParamRate a second (the rate of a viewer's own changes), the newest first: changes
+// sent meanwhile replace each other.
 
 // errNotPresenter answers a follower's attempt to drive the room.
 var errNotPresenter = &param.Error{Msg: "only the presenter can change the room's scenario; detach to explore on your own"}
@@ -48,10 +58,20 @@ type roomServer struct {
 	s       *Server
 	store   room.Store
 	replica string
+	creates *perClient // rooms one client may open
+	misses  *perClient // lookups of codes that name no room: guesses
 
 	mu    sync.Mutex
 	rooms map[string]*liveRoom
 }
+
+// Rooms' rate limits per client (see clientOf); the store bounds how many rooms there are.
+const (
+	createBurst = 5                // rooms opened at once
+	createEvery = 10 * time.Second // then one per
+	missBurst   = 20               // unknown codes tried at once (typos)
+	missEvery   = 5 * time.Second  // then one per: about 17,000 guesses a day, of 887 million codes
+)
 
 // liveRoom is a room with participants on this server.
 type liveRoom struct {
@@ -63,11 +83,21 @@ type liveRoom struct {
 	followers int // local followers (presenters not counted)
 	members   int // local connections
 	room      room.Room
-	total     int // followers over every server, as last read
+	total     int         // followers over every server, as last read
+	changes   chan change // the presenters' newest change not yet stored
+}
+
+// change is a presenter's change of the room, and where to tell its outcome.
+type change struct {
+	id        int64
+	url, step string
+	reply     func(reply) error
 }
 
 func newRoomServer(s *Server, store room.Store, replica string) *roomServer {
-	return &roomServer{s: s, store: store, replica: replica, rooms: map[string]*liveRoom{}}
+	return &roomServer{s: s, store: store, replica: replica, rooms: map[string]*liveRoom{},
+		creates: newPerClient("rooms opened", createBurst, createEvery),
+		misses:  newPerClient("unknown room codes tried", missBurst, missEvery)}
 }
 
 // createRoomRequest is the body of POST /api/v1/rooms.
@@ -99,6 +129,11 @@ var errRoomNotFound = fmt.Errorf("%w: there is no room with that code (it has en
 // createRoom serves POST /api/v1/rooms.
 func (rs *roomServer) createRoom(w http.ResponseWriter, r *http.Request) {
 	s := rs.s
+	client := clientOf(r)
+	if err := rs.creates.allow(client, time.Now()); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 		s.writeError(w, r, &param.Error{Param: "url", Msg: "send the room as JSON: {\"url\": \"/backoff?clients=50\"} with Content-Type application/json"})
 		return
@@ -125,7 +160,7 @@ func (rs *roomServer) createRoom(w http.ResponseWriter, r *http.Request) {
 	rm := room.Room{Lab: l.Name, URL: l.URL(v)}
 	for range 10 {
 		rm.Code = room.NewCode()
-		if err = rs.store.Create(r.Context(), rm, room.HashKey(key)); !errors.Is(err, room.ErrExists) {
+		if err = rs.store.Create(r.Context(), rm, room.HashKey(key), client); !errors.Is(err, room.ErrExists) {
 			break
 		}
 	}
@@ -143,7 +178,7 @@ func (rs *roomServer) createRoom(w http.ResponseWriter, r *http.Request) {
 
 // getRoom serves GET /api/v1/rooms/{code}.
 func (rs *roomServer) getRoom(w http.ResponseWriter, r *http.Request) {
-	rm, err := rs.lookup(r.Context(), chi.URLParam(r, "code"))
+	rm, err := rs.lookup(r)
 	if err != nil {
 		rs.s.writeError(w, r, err)
 		return
@@ -156,14 +191,22 @@ func (rs *roomServer) getRoom(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, roomInfo{Code: rm.Code, Lab: rm.Lab, URL: rm.URL, Step: rm.Step, Version: rm.Version, Followers: n})
 }
 
-// lookup returns the room of a code as typed, or errRoomNotFound.
-func (rs *roomServer) lookup(ctx context.Context, code string) (room.Room, error) {
-	code = room.NormalizeCode(code)
+// lookup returns the room of the code a request's path names, as typed, or errRoomNotFound.
+// A client that has tried too many codes naming no room is refused (a *rateError) before the
+// store is asked: join codes are short, and must not be found by trying them all.
+func (rs *roomServer) lookup(r *http.Request) (room.Room, error) {
+	client := clientOf(r)
+	if err := rs.misses.check(client, time.Now()); err != nil {
+		return room.Room{}, err
+	}
+	code := room.NormalizeCode(chi.URLParam(r, "code"))
 	if code == "" {
+		_ = rs.misses.allow(client, time.Now())
 		return room.Room{}, errRoomNotFound
 	}
-	rm, err := rs.store.Get(ctx, code)
+	rm, err := rs.store.Get(r.Context(), code)
 	if errors.Is(err, room.ErrNotFound) {
+		_ = rs.misses.allow(client, time.Now())
 		return room.Room{}, errRoomNotFound
 	}
 	return rm, err
@@ -173,13 +216,20 @@ func (rs *roomServer) lookup(ctx context.Context, code string) (room.Room, error
 // (or driving it, with the presenter key in the fragment).
 func (rs *roomServer) joinPage(w http.ResponseWriter, r *http.Request) {
 	s := rs.s
-	rm, err := rs.lookup(r.Context(), chi.URLParam(r, "code"))
+	rm, err := rs.lookup(r)
 	if err != nil {
-		code := http.StatusNotFound
+		code, body := statusOf(err)
 		msg := "There is no room with that code: it has ended or never existed."
-		if !errors.Is(err, errNotFound) {
+		switch {
+		case code == http.StatusInternalServerError:
 			code, msg = http.StatusServiceUnavailable, "Rooms are not available right now; try again shortly."
+			body.RetryAfter = busyRetrySeconds
 			s.log.Error("room lookup", "err", err)
+		case code != http.StatusNotFound:
+			msg = strings.ToUpper(body.Error[:1]) + body.Error[1:] + "."
+		}
+		if body.RetryAfter > 0 {
+			w.Header().Set("Retry-After", itoa(body.RetryAfter))
 		}
 		w.WriteHeader(code)
 		s.render(w, r, templates.ErrorPage(s.cfg.Labs.All(), code, msg))
@@ -199,7 +249,7 @@ func (rs *roomServer) joinPage(w http.ResponseWriter, r *http.Request) {
 // stream serves a room's websocket.
 func (rs *roomServer) stream(w http.ResponseWriter, r *http.Request) {
 	s := rs.s
-	rm, err := rs.lookup(r.Context(), chi.URLParam(r, "code"))
+	rm, err := rs.lookup(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -274,10 +324,9 @@ func (rs *roomServer) stream(w http.ResponseWriter, r *http.Request) {
 			if _, _, ok := lr.lab.FindStep(m.Step); m.Step != "" && !ok {
 				return own(reply{Type: "error", ID: m.ID, Error: fmt.Sprintf("step %q is not a step of the %s lab's tours", m.Step, lr.lab.Name), Param: "step"})
 			}
-			if _, err := rs.store.Update(ctx, lr.code, lr.lab.URL(v), m.Step); err != nil {
-				s.log.Error("room update", "room", lr.code, "err", err)
-				return own(reply{Type: "error", ID: m.ID, Error: "the room could not be updated; try again"})
-			}
+			// Stored by the room's own loop (storeChanges), paced, the newest change first:
+			// the reader goes on reading whatever the store does.
+			offerNewest(lr.changes, change{id: m.ID, url: lr.lab.URL(v), step: m.Step, reply: own})
 		}
 		return nil
 	})
@@ -333,7 +382,8 @@ func (rs *roomServer) join(rm room.Room) (*liveRoom, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	lr = &liveRoom{code: rm.Code, lab: l, b: newBroadcast(), cancel: cancel, members: 1, followers: 1, room: rm}
+	lr = &liveRoom{code: rm.Code, lab: l, b: newBroadcast(), cancel: cancel, members: 1, followers: 1, room: rm,
+		changes: make(chan change, 1)}
 	rs.rooms[rm.Code] = lr
 	rs.mu.Unlock()
 
@@ -351,6 +401,7 @@ func (rs *roomServer) join(rm room.Room) (*liveRoom, error) {
 	lr.d.offer(request{Type: "params", ID: rm.Version, Query: v.Encode()})
 	go lr.d.serve()
 	go rs.watch(ctx, lr, watch)
+	go rs.storeChanges(ctx, lr)
 	rs.countFollowers(lr)
 	return lr, nil
 }
@@ -384,6 +435,31 @@ func (rs *roomServer) watch(ctx context.Context, lr *liveRoom, changes <-chan ro
 				}
 			}
 			lr.b.setRoom(rs.roomReply(lr, false))
+		}
+	}
+}
+
+// storeChanges stores the presenters' changes of lr one at a time, at most Config.ParamRate a
+// second (as a viewer's own changes are paced), the newest first: changes sent meanwhile
+// replace each other, so a presenter flooding changes moves the room — and its followers —
+// only as often as the rate allows. A change that fails is reported to the presenter who sent
+// it.
+func (rs *roomServer) storeChanges(ctx context.Context, lr *liveRoom) {
+	bucket := ratelimit.NewTokenBucket(rs.s.cfg.ParamRate, rs.s.cfg.ParamBurst)
+	for {
+		var c change
+		select {
+		case c = <-lr.changes:
+		case <-ctx.Done():
+			return
+		}
+		c, ok := paced(rs.s, bucket, lr.changes, c, ctx.Done(), nil)
+		if !ok {
+			return
+		}
+		if _, err := rs.store.Update(ctx, lr.code, c.url, c.step); err != nil && ctx.Err() == nil {
+			rs.s.log.Error("room update", "room", lr.code, "err", err)
+			_ = c.reply(reply{Type: "error", ID: c.id, Error: "the room could not be updated; try again"})
 		}
 	}
 }
@@ -429,7 +505,7 @@ func (rs *roomServer) countFollowers(lr *liveRoom) {
 
 // qr serves /join/{code}/qr.svg: the absolute join link as a QR code for the projector.
 func (rs *roomServer) qr(w http.ResponseWriter, r *http.Request) {
-	rm, err := rs.lookup(r.Context(), chi.URLParam(r, "code"))
+	rm, err := rs.lookup(r)
 	if err != nil {
 		rs.s.writeError(w, r, err)
 		return

@@ -305,7 +305,7 @@ func TestRoomErrors(t *testing.T) {
 func TestRoomAcrossReplicas(t *testing.T) {
 	url := roomtest.MustStartRedis(t)
 	open := func(replica string) *Server {
-		store, err := room.NewRedis(context.Background(), url)
+		store, err := room.NewRedis(context.Background(), url, room.Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -118,7 +118,7 @@ func New(cfg Config) *Server {
 		panic("api: reading the embedded static files: " + err.Error()) // a broken build
 	}
 	if cfg.Rooms == nil {
-		cfg.Rooms = room.NewMemory()
+		cfg.Rooms = room.NewMemory(room.Limits{})
 	}
 	if cfg.Replica == "" {
 		cfg.Replica = room.NewKey()[:12]

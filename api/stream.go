@@ -252,12 +252,40 @@ func (s *Server) newDriver(ctx context.Context, l *lab.Lab, out func(reply) erro
 
 // offer hands the driver a request, replacing one it has not taken yet: only the newest
 // matters.
-func (d *driver) offer(m request) {
-	select {
-	case <-d.latest:
-	default:
+func (d *driver) offer(m request) { offerNewest(d.latest, m) }
+
+// offerNewest puts v in the one-place mailbox c, replacing a value not taken yet: only the
+// newest matters. It never blocks, however many offer at once.
+func offerNewest[T any](c chan T, v T) {
+	for {
+		select {
+		case c <- v:
+			return
+		default:
+		}
+		select {
+		case <-c:
+		default:
+		}
 	}
-	d.latest <- m
+}
+
+// paced waits until bucket has a token for v, taking any newer value from latest meanwhile
+// (only the newest matters), takes the token and returns the newest value. It returns false if
+// done or stop closes first.
+func paced[T any](s *Server, bucket *ratelimit.TokenBucket, latest <-chan T, v T, done, stop <-chan struct{}) (T, bool) {
+	for !bucket.AllowN(time.Now(), 1) {
+		s.metrics.rejected.WithLabelValues("rate_limited").Inc()
+		select {
+		case v = <-latest:
+		case <-time.After(bucket.Delay(time.Now())):
+		case <-done:
+			return v, false
+		case <-stop:
+			return v, false
+		}
+	}
+	return v, true
 }
 
 // serve is the driver's main loop. It returns the close code and reason of a stream.
@@ -295,16 +323,12 @@ func (d *driver) serve() (websocket.StatusCode, string) {
 		}
 		have = false
 		// Pace parameter changes: wait for a token, taking any newer request meanwhile.
-		for !bucket.AllowN(time.Now(), 1) {
-			s.metrics.rejected.WithLabelValues("rate_limited").Inc()
-			select {
-			case req = <-d.latest:
-			case <-time.After(bucket.Delay(time.Now())):
-			case <-d.ctx.Done():
+		var ok bool
+		if req, ok = paced(s, bucket, d.latest, req, d.ctx.Done(), s.stop); !ok {
+			if d.ctx.Err() != nil {
 				return websocket.StatusNormalClosure, ""
-			case <-s.stop:
-				return websocket.StatusGoingAway, "server restarting; reconnect"
 			}
+			return websocket.StatusGoingAway, "server restarting; reconnect"
 		}
 		next, err := d.run(req, &busyTry, jitter)
 		if err != nil {
