@@ -45,6 +45,10 @@ type errorBody struct {
 // busyRetry is how long a client is told to wait when every slot is taken.
 const busyRetrySeconds = 1
 
+// storeRetrySeconds is how long a client is told to wait when the rooms' store does not
+// answer.
+const storeRetrySeconds = 2
+
 // roomsFullRetrySeconds is how long a client is told to wait when it, or the server, has as
 // many rooms as it may: rooms end only two hours after their last use.
 const roomsFullRetrySeconds = 300
@@ -67,6 +71,8 @@ func statusOf(err error) (int, errorBody) {
 		return http.StatusTooManyRequests, errorBody{Error: re.msg, RetryAfter: re.retrySeconds()}
 	case errors.Is(err, room.ErrOwnerFull):
 		return http.StatusTooManyRequests, errorBody{Error: "this address has as many open rooms as the server allows; a room ends two hours after its last use", RetryAfter: roomsFullRetrySeconds}
+	case errors.Is(err, room.ErrUnavailable):
+		return http.StatusServiceUnavailable, errorBody{Error: "rooms are not available right now (their store does not answer); try again shortly", RetryAfter: storeRetrySeconds}
 	case errors.Is(err, room.ErrFull):
 		return http.StatusServiceUnavailable, errorBody{Error: "the server keeps as many rooms as it can; try again later", RetryAfter: roomsFullRetrySeconds}
 	case errors.As(err, new(hostError)):

@@ -78,13 +78,16 @@ type liveRoom struct {
 	code      string
 	lab       *lab.Lab
 	b         *broadcast
-	cancel    context.CancelFunc
+	ctx       context.Context // ends, with its cause, when the room ends here
+	cancel    context.CancelCauseFunc
 	d         *driver
 	followers int // local followers (presenters not counted)
 	members   int // local connections
 	room      room.Room
-	total     int         // followers over every server, as last read
-	changes   chan change // the presenters' newest change not yet stored
+	total     int           // followers over every server, as last read
+	changes   chan change   // the presenters' newest change not yet stored
+	counts    chan struct{} // the follower count has changed
+	counted   chan struct{} // closed when countFollowers has returned
 }
 
 // change is a presenter's change of the room, and where to tell its outcome.
@@ -158,9 +161,11 @@ func (rs *roomServer) createRoom(w http.ResponseWriter, r *http.Request) {
 	}
 	key := room.NewKey()
 	rm := room.Room{Lab: l.Name, URL: l.URL(v)}
+	ctx, cancel := context.WithTimeout(r.Context(), storeTimeout)
+	defer cancel()
 	for range 10 {
 		rm.Code = room.NewCode()
-		if err = rs.store.Create(r.Context(), rm, room.HashKey(key), client); !errors.Is(err, room.ErrExists) {
+		if err = rs.store.Create(ctx, rm, room.HashKey(key), client); !errors.Is(err, room.ErrExists) {
 			break
 		}
 	}
@@ -183,7 +188,9 @@ func (rs *roomServer) getRoom(w http.ResponseWriter, r *http.Request) {
 		rs.s.writeError(w, r, err)
 		return
 	}
-	n, err := rs.store.Followers(r.Context(), rm.Code)
+	ctx, cancel := context.WithTimeout(r.Context(), storeTimeout)
+	defer cancel()
+	n, err := rs.store.Followers(ctx, rm.Code)
 	if err != nil {
 		rs.s.writeError(w, r, err)
 		return
@@ -204,7 +211,9 @@ func (rs *roomServer) lookup(r *http.Request) (room.Room, error) {
 		_ = rs.misses.allow(client, time.Now())
 		return room.Room{}, errRoomNotFound
 	}
-	rm, err := rs.store.Get(r.Context(), code)
+	ctx, cancel := context.WithTimeout(r.Context(), storeTimeout)
+	defer cancel()
+	rm, err := rs.store.Get(ctx, code)
 	if errors.Is(err, room.ErrNotFound) {
 		_ = rs.misses.allow(client, time.Now())
 		return room.Room{}, errRoomNotFound
@@ -272,8 +281,9 @@ func (rs *roomServer) stream(w http.ResponseWriter, r *http.Request) {
 	c.SetReadLimit(s.cfg.MaxMessage)
 	// ctx is the connection's: its reader, pinger and writes. Cancelling it cuts the
 	// connection without a close frame (the websocket library closes a connection whose read
-	// is cancelled), so the server's reasons to end the stream — draining — end only the
-	// following (follow) and the stream then closes with its code.
+	// is cancelled), so the server's reasons to end the stream — draining, the room ending,
+	// the store failing — end only the following (follow), with their cause, and the stream
+	// then closes with the code of its cause (closeOf).
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	following, stopFollowing := context.WithCancelCause(ctx)
@@ -285,18 +295,20 @@ func (rs *roomServer) stream(w http.ResponseWriter, r *http.Request) {
 	stopDrain := context.AfterFunc(s.drainCtx, func() { stopFollowing(errRoomClosing) })
 	defer stopDrain()
 
-	lr, err := rs.join(rm)
-	if err != nil {
-		s.log.Error("room join", "room", rm.Code, "err", err)
-		c.Close(websocket.StatusInternalError, "internal error")
-		return
-	}
-	// presenter is set by the reader; websocket writes may be concurrent, so this
+	lr := rs.join(rm)
+	stopRoom := context.AfterFunc(lr.ctx, func() { stopFollowing(context.Cause(lr.ctx)) })
+	defer stopRoom()
+	// presenter is set by the presenting loop; websocket writes may be concurrent, so this
 	// connection's own replies and the room's frames need no lock of their own: a write
 	// blocked on a slow reader must not stop the presenter's next change.
 	var presenter atomic.Bool
 	defer func() { rs.leave(lr, presenter.Load()) }()
 	own := func(m reply) error { return ws.writeJSON(m) }
+	// The reader never waits for the store — a stalled store must not keep it from reading
+	// the pongs that keep the connection alive: presenter keys are checked by their own loop
+	// (the newest key first), changes are stored by the room's (storeChanges).
+	keys := make(chan string, 1)
+	go rs.presenting(ctx, lr, keys, &presenter, own, stopFollowing)
 	go ws.read(cancel, func(b []byte) error {
 		m, err := decodeOf(b, "params", "present")
 		if err != nil {
@@ -304,14 +316,7 @@ func (rs *roomServer) stream(w http.ResponseWriter, r *http.Request) {
 		}
 		switch m.Type {
 		case "present":
-			ok, err := rs.store.Present(ctx, lr.code, m.Key)
-			if err != nil || !ok {
-				return own(reply{Type: "error", Error: "that is not this room's presenter key", Param: "key"})
-			}
-			if first := !presenter.Swap(true); first {
-				rs.becamePresenter(lr)
-			}
-			return own(rs.roomReply(lr, true))
+			offerNewest(keys, m.Key)
 		case "params":
 			if !presenter.Load() {
 				return own(reply{Type: "error", ID: m.ID, Error: errNotPresenter.Msg})
@@ -324,26 +329,83 @@ func (rs *roomServer) stream(w http.ResponseWriter, r *http.Request) {
 			if _, _, ok := lr.lab.FindStep(m.Step); m.Step != "" && !ok {
 				return own(reply{Type: "error", ID: m.ID, Error: fmt.Sprintf("step %q is not a step of the %s lab's tours", m.Step, lr.lab.Name), Param: "step"})
 			}
-			// Stored by the room's own loop (storeChanges), paced, the newest change first:
-			// the reader goes on reading whatever the store does.
 			offerNewest(lr.changes, change{id: m.ID, url: lr.lab.URL(v), step: m.Step, reply: own})
 		}
 		return nil
 	})
 	go ws.ping(cancel)
 	_ = lr.b.follow(following, ws.write) // how it ended is told by the contexts below
-	switch {
-	case errors.Is(context.Cause(following), errRoomClosing):
-		c.Close(websocket.StatusGoingAway, "server restarting; reconnect")
-	case ctx.Err() != nil:
-		c.Close(websocket.StatusNormalClosure, "")
-	default:
-		c.CloseNow()
+	if cause := context.Cause(following); following.Err() != nil && ctx.Err() == nil {
+		code, reason := closeOf(cause)
+		c.Close(code, reason)
+		return
 	}
+	if ctx.Err() != nil {
+		c.Close(websocket.StatusNormalClosure, "")
+		return
+	}
+	c.CloseNow()
 }
 
-// errRoomClosing ends a room's streams when the server drains.
-var errRoomClosing = errors.New("room closing")
+// Why a room's stream ends, besides its participant leaving.
+var (
+	errRoomClosing = errors.New("room closing")        // the server drains
+	errRoomEnded   = errors.New("the room has ended")  // the store no longer has it
+	errRoomLeft    = errors.New("the room has no one") // its last participant here left
+)
+
+// StatusRoomEnded is the close code of a room's stream when the room has ended (expired, or
+// lost by its store): the page asks for the room, is told it is gone, and says so.
+const StatusRoomEnded websocket.StatusCode = 4004
+
+// closeOf returns the close code and reason of a room stream ended by cause.
+func closeOf(cause error) (websocket.StatusCode, string) {
+	switch {
+	case errors.Is(cause, errRoomClosing):
+		return websocket.StatusGoingAway, "server restarting; reconnect"
+	case errors.Is(cause, errRoomEnded):
+		return StatusRoomEnded, "the room has ended"
+	case errors.Is(cause, room.ErrUnavailable):
+		return websocket.StatusTryAgainLater, "rooms are unavailable right now; reconnect shortly"
+	}
+	return websocket.StatusInternalError, "internal error"
+}
+
+// presenting checks the presenter keys a connection sends (the newest first), off its reader:
+// a right key makes it the presenter, a wrong one is answered with an error naming the key.
+// A store that does not answer ends the stream with 1013 (the page reconnects and presents
+// again); a store that has lost the room ends it.
+func (rs *roomServer) presenting(ctx context.Context, lr *liveRoom, keys <-chan string, presenter *atomic.Bool, own func(reply) error, stop context.CancelCauseFunc) {
+	for {
+		var key string
+		select {
+		case key = <-keys:
+		case <-ctx.Done():
+			return
+		}
+		sctx, cancel := context.WithTimeout(ctx, storeTimeout)
+		ok, err := rs.store.Present(sctx, lr.code, key)
+		cancel()
+		switch {
+		case errors.Is(err, room.ErrNotFound):
+			rs.end(lr, errRoomEnded)
+			return
+		case err != nil:
+			if ctx.Err() == nil {
+				rs.s.log.Warn("room present", "room", lr.code, "err", err)
+				stop(err)
+			}
+			return
+		case !ok:
+			_ = own(reply{Type: "error", Error: "that is not this room's presenter key", Param: "key"})
+			continue
+		}
+		if first := !presenter.Swap(true); first {
+			rs.becamePresenter(lr)
+		}
+		_ = own(rs.roomReply(lr, true))
+	}
+}
 
 // roomReply is the room message for lr, as the presenter or a follower sees it.
 func (rs *roomServer) roomReply(lr *liveRoom, presenter bool) reply {
@@ -364,36 +426,46 @@ type roomState struct {
 	Presenter bool   `json:"presenter"`
 }
 
+// storeTimeout bounds the store's answer to a request (and to a participant joining or
+// presenting): past it, the request is answered 503. A presenter's changes are not bounded —
+// see storeChanges.
+const storeTimeout = 5 * time.Second
+
 // join adds a participant (a follower until it presents) to the room, starting the room's
-// driver on this server if it is the first.
-func (rs *roomServer) join(rm room.Room) (*liveRoom, error) {
+// loops on this server if it is the first. The room returned may have ended already (its
+// ctx done, with the cause): then the participant is sent away with the cause's close code.
+func (rs *roomServer) join(rm room.Room) *liveRoom {
 	rs.mu.Lock()
 	lr, ok := rs.rooms[rm.Code]
 	if ok {
 		lr.members++
 		lr.followers++
 		rs.mu.Unlock()
-		rs.countFollowers(lr)
-		return lr, nil
+		rs.recount(lr)
+		return lr
 	}
-	l, v, err := Resolve(rs.s.cfg.Labs, rm.URL)
-	if err != nil {
-		rs.mu.Unlock()
-		return nil, err
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	lr = &liveRoom{code: rm.Code, lab: l, b: newBroadcast(), cancel: cancel, members: 1, followers: 1, room: rm,
-		changes: make(chan change, 1)}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	lr = &liveRoom{code: rm.Code, b: newBroadcast(), ctx: ctx, cancel: cancel, members: 1, followers: 1, room: rm,
+		changes: make(chan change, 1), counts: make(chan struct{}, 1), counted: make(chan struct{})}
 	rs.rooms[rm.Code] = lr
 	rs.mu.Unlock()
 
+	l, v, err := Resolve(rs.s.cfg.Labs, rm.URL)
+	if err != nil { // a room's URL was checked when it was made: a store holding garbage
+		rs.s.log.Error("room join", "room", rm.Code, "url", rm.URL, "err", err)
+		close(lr.counted)
+		rs.end(lr, errRoomEnded)
+		return lr
+	}
+	lr.lab = l
 	watch, err := rs.store.Watch(ctx, rm.Code)
 	if err != nil {
-		cancel()
-		rs.mu.Lock()
-		delete(rs.rooms, rm.Code)
-		rs.mu.Unlock()
-		return nil, err
+		close(lr.counted)
+		if errors.Is(err, room.ErrNotFound) {
+			err = errRoomEnded
+		}
+		rs.end(lr, err)
+		return lr
 	}
 	lr.b.setRoom(rs.roomReply(lr, false))
 	lr.d = rs.s.newDriver(ctx, l, lr.b.publish)
@@ -401,40 +473,82 @@ func (rs *roomServer) join(rm room.Room) (*liveRoom, error) {
 	lr.d.offer(request{Type: "params", ID: rm.Version, Query: v.Encode()})
 	go lr.d.serve()
 	go rs.watch(ctx, lr, watch)
+	go rs.keep(ctx, lr)
 	go rs.storeChanges(ctx, lr)
-	rs.countFollowers(lr)
-	return lr, nil
+	go rs.countFollowers(ctx, lr)
+	rs.recount(lr)
+	return lr
+}
+
+// end ends a live room on this server with a cause: its participants are sent away with the
+// cause's close code, and a new participant starts it afresh.
+func (rs *roomServer) end(lr *liveRoom, cause error) {
+	rs.mu.Lock()
+	if rs.rooms[lr.code] == lr {
+		delete(rs.rooms, lr.code)
+	}
+	rs.mu.Unlock()
+	lr.cancel(cause)
 }
 
 // watch follows the room's changes in the store: a new URL or step is a new request for the
-// driver; every change refreshes the room message (follower counts, too). It also keeps the
-// room alive while it has participants here.
+// driver; every change refreshes the room message (follower counts, too). A store that closes
+// the changes (the memory store, when the room expires) has ended the room.
 func (rs *roomServer) watch(ctx context.Context, lr *liveRoom, changes <-chan room.Room) {
-	touch := time.NewTicker(room.TTL / 8)
-	defer touch.Stop()
+	for {
+		var rm room.Room
+		select {
+		case <-ctx.Done():
+			return
+		case r, ok := <-changes:
+			if !ok {
+				if ctx.Err() == nil {
+					rs.end(lr, errRoomEnded)
+				}
+				return
+			}
+			rm = r
+		}
+		sctx, cancel := context.WithTimeout(ctx, storeTimeout)
+		n, err := rs.store.Followers(sctx, lr.code)
+		cancel()
+		rs.mu.Lock()
+		newer := rm.Version > lr.room.Version
+		if rm.Version >= lr.room.Version {
+			lr.room = rm
+			if err == nil {
+				lr.total = n
+			}
+		}
+		rs.mu.Unlock()
+		if newer {
+			if l, v, err := Resolve(rs.s.cfg.Labs, rm.URL); err == nil && l == lr.lab {
+				lr.d.offer(request{Type: "params", ID: rm.Version, Query: v.Encode()})
+			}
+		}
+		lr.b.setRoom(rs.roomReply(lr, false))
+	}
+}
+
+// keep keeps the room alive in the store while it has participants here, and checks every
+// Config.RoomCheck that the store still has it: a Redis restarted empty has lost every room,
+// and its participants must be told the room has ended rather than wait in it for good. A
+// store that does not answer for a while is not taken for one that lost the room.
+func (rs *roomServer) keep(ctx context.Context, lr *liveRoom) {
+	t := time.NewTicker(rs.s.cfg.RoomCheck)
+	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-touch.C:
-			_ = rs.store.Touch(ctx, lr.code)
-		case rm, ok := <-changes:
-			if !ok {
-				return
-			}
-			n, _ := rs.store.Followers(ctx, lr.code)
-			rs.mu.Lock()
-			newer := rm.Version > lr.room.Version
-			if rm.Version >= lr.room.Version {
-				lr.room, lr.total = rm, n
-			}
-			rs.mu.Unlock()
-			if newer {
-				if l, v, err := Resolve(rs.s.cfg.Labs, rm.URL); err == nil && l == lr.lab {
-					lr.d.offer(request{Type: "params", ID: rm.Version, Query: v.Encode()})
-				}
-			}
-			lr.b.setRoom(rs.roomReply(lr, false))
+		case <-t.C:
+		}
+		sctx, cancel := context.WithTimeout(ctx, storeTimeout)
+		err := rs.store.Touch(sctx, lr.code)
+		cancel()
+		if errors.Is(err, room.ErrNotFound) {
+			rs.end(lr, errRoomEnded)
+			return
 		}
 	}
 }
@@ -442,8 +556,14 @@ func (rs *roomServer) watch(ctx context.Context, lr *liveRoom, changes <-chan ro
 // storeChanges stores the presenters' changes of lr one at a time, at most Config.ParamRate a
 // second (as a viewer's own changes are paced), the newest first: changes sent meanwhile
 // replace each other, so a presenter flooding changes moves the room — and its followers —
-// only as often as the rate allows. A change that fails is reported to the presenter who sent
-// it.
+// only as often as the rate allows.
+//
+// What the presenter is told is what happened. A change is stored without a deadline: a
+// store that stalls (Redis paused for 20 s) delays it, and it is reported — or not, having
+// succeeded — once the store has answered; one given up on after a timeout could still be
+// applied when the store resumes, after the presenter was told it failed. A change the store
+// refuses, or cannot be sent to it (Redis down), is reported failed: it was not made. A room
+// the store no longer has has ended.
 func (rs *roomServer) storeChanges(ctx context.Context, lr *liveRoom) {
 	bucket := ratelimit.NewTokenBucket(rs.s.cfg.ParamRate, rs.s.cfg.ParamBurst)
 	for {
@@ -457,9 +577,15 @@ func (rs *roomServer) storeChanges(ctx context.Context, lr *liveRoom) {
 		if !ok {
 			return
 		}
-		if _, err := rs.store.Update(ctx, lr.code, c.url, c.step); err != nil && ctx.Err() == nil {
-			rs.s.log.Error("room update", "room", lr.code, "err", err)
-			_ = c.reply(reply{Type: "error", ID: c.id, Error: "the room could not be updated; try again"})
+		_, err := rs.store.Update(ctx, lr.code, c.url, c.step)
+		switch {
+		case err == nil, ctx.Err() != nil:
+		case errors.Is(err, room.ErrNotFound):
+			rs.end(lr, errRoomEnded)
+			return
+		default:
+			rs.s.log.Warn("room update", "room", lr.code, "err", err)
+			_ = c.reply(reply{Type: "error", ID: c.id, Error: "the room's store is unavailable, and this change was not made; try again shortly"})
 		}
 	}
 }
@@ -469,10 +595,11 @@ func (rs *roomServer) becamePresenter(lr *liveRoom) {
 	rs.mu.Lock()
 	lr.followers--
 	rs.mu.Unlock()
-	rs.countFollowers(lr)
+	rs.recount(lr)
 }
 
-// leave removes a participant, and the room's driver with the last.
+// leave removes a participant, and the room's loops with the last, recording that this
+// server has no more followers in the room.
 func (rs *roomServer) leave(lr *liveRoom, presenter bool) {
 	rs.mu.Lock()
 	lr.members--
@@ -480,26 +607,49 @@ func (rs *roomServer) leave(lr *liveRoom, presenter bool) {
 		lr.followers--
 	}
 	last := lr.members == 0
-	if last {
+	if last && rs.rooms[lr.code] == lr {
 		delete(rs.rooms, lr.code)
 	}
 	rs.mu.Unlock()
-	rs.countFollowers(lr)
-	if last {
-		lr.cancel()
+	if !last {
+		rs.recount(lr)
+		return
+	}
+	lr.cancel(errRoomLeft)
+	<-lr.counted // no older count can overwrite the last
+	if lr.ctx.Err() != nil && !errors.Is(context.Cause(lr.ctx), errRoomLeft) {
+		return // the room has ended: nothing to record
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	defer cancel()
+	if err := rs.store.SetFollowers(ctx, lr.code, rs.replica, 0); err != nil && !errors.Is(err, room.ErrNotFound) {
+		rs.s.log.Warn("room followers", "room", lr.code, "err", err)
 	}
 }
 
+// recount asks for this server's followers of lr to be recorded.
+func (rs *roomServer) recount(lr *liveRoom) { offerNewest(lr.counts, struct{}{}) }
+
 // countFollowers records this server's followers of lr in the store, which tells every
-// server's watchers.
-func (rs *roomServer) countFollowers(lr *liveRoom) {
-	rs.mu.Lock()
-	n := lr.followers
-	rs.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := rs.store.SetFollowers(ctx, lr.code, rs.replica, n); err != nil && !errors.Is(err, room.ErrNotFound) {
-		rs.s.log.Warn("room followers", "room", lr.code, "err", err)
+// server's watchers, each time they change (the newest count first), off the participants'
+// goroutines.
+func (rs *roomServer) countFollowers(ctx context.Context, lr *liveRoom) {
+	defer close(lr.counted)
+	for {
+		select {
+		case <-lr.counts:
+		case <-ctx.Done():
+			return
+		}
+		rs.mu.Lock()
+		n := lr.followers
+		rs.mu.Unlock()
+		sctx, cancel := context.WithTimeout(ctx, storeTimeout)
+		err := rs.store.SetFollowers(sctx, lr.code, rs.replica, n)
+		cancel()
+		if err != nil && ctx.Err() == nil && !errors.Is(err, room.ErrNotFound) {
+			rs.s.log.Warn("room followers", "room", lr.code, "err", err)
+		}
 	}
 }
 

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -31,6 +33,12 @@ func NewRedis(ctx context.Context, url string, limits Limits) (*Redis, error) {
 	if err != nil {
 		return nil, fmt.Errorf("room: the Redis URL %s is malformed: %w", RedactURL(url), withoutURL(err))
 	}
+	// Calls are bounded by their contexts' deadlines, not by a socket timeout of the client's
+	// own (a read_timeout in the URL is overridden): a command given up on at a read timeout
+	// may still be applied once a stalled server resumes, when its caller has been told it
+	// failed (see api's storeChanges). Callers that must answer soon pass a deadline.
+	opts.ContextTimeoutEnabled = true
+	opts.ReadTimeout = -1
 	c := redis.NewClient(opts)
 	if err := c.Ping(ctx).Err(); err != nil {
 		c.Close()
@@ -76,7 +84,7 @@ func (s *Redis) Create(ctx context.Context, r Room, keyHash, owner string) error
 	res, err := createScript.Run(ctx, s.c, []string{roomKey(r.Code), roomsKey, ok},
 		r.Lab, r.URL, r.Step, time.Now().UnixMilli(), keyHash, s.ttl.Milliseconds(), r.Code, s.limits.Rooms, s.limits.PerOwner).Int()
 	if err != nil {
-		return fmt.Errorf("room: create %s: %w", r.Code, err)
+		return unavailable("create", r.Code, err)
 	}
 	switch res {
 	case 0:
@@ -93,7 +101,7 @@ func (s *Redis) Create(ctx context.Context, r Room, keyHash, owner string) error
 func (s *Redis) Get(ctx context.Context, code string) (Room, error) {
 	m, err := s.c.HGetAll(ctx, roomKey(code)).Result()
 	if err != nil {
-		return Room{}, fmt.Errorf("room: get %s: %w", code, err)
+		return Room{}, unavailable("get", code, err)
 	}
 	return roomOf(code, m)
 }
@@ -114,7 +122,7 @@ func (s *Redis) Present(ctx context.Context, code, key string) (bool, error) {
 		return false, ErrNotFound
 	}
 	if err != nil {
-		return false, fmt.Errorf("room: present %s: %w", code, err)
+		return false, unavailable("present", code, err)
 	}
 	return keyMatches(key, h), nil
 }
@@ -169,7 +177,7 @@ func (s *Redis) Update(ctx context.Context, code, url, step string) (Room, error
 		return Room{}, ErrNotFound
 	}
 	if err != nil {
-		return Room{}, fmt.Errorf("room: update %s: %w", code, err)
+		return Room{}, unavailable("update", code, err)
 	}
 	var w wireRoom
 	if err := json.Unmarshal([]byte(msg), &w); err != nil {
@@ -185,7 +193,7 @@ func (s *Redis) publish(ctx context.Context, r Room) error {
 		return err
 	}
 	if err := s.c.Publish(ctx, roomKey(r.Code), b).Err(); err != nil {
-		return fmt.Errorf("room: publish %s: %w", r.Code, err)
+		return unavailable("publish", r.Code, err)
 	}
 	return nil
 }
@@ -198,20 +206,27 @@ func (s *Redis) Touch(ctx context.Context, code string) error {
 		return ErrNotFound
 	}
 	if err != nil {
-		return fmt.Errorf("room: touch %s: %w", code, err)
+		return unavailable("touch", code, err)
 	}
 	return nil
 }
 
-// Watch subscribes to the room's channel.
+// watchTimeout bounds the start of a watch: the room's lookup and the subscription.
+const watchTimeout = 5 * time.Second
+
+// Watch subscribes to the room's channel. The subscription survives the connection's loss
+// (go-redis subscribes again), but a Redis restarted empty has lost the room: the caller
+// checks (Touch) that it still exists.
 func (s *Redis) Watch(ctx context.Context, code string) (<-chan Room, error) {
-	if _, err := s.Get(ctx, code); err != nil {
+	hctx, cancel := context.WithTimeout(ctx, watchTimeout)
+	defer cancel()
+	if _, err := s.Get(hctx, code); err != nil {
 		return nil, err
 	}
-	ps := s.c.Subscribe(ctx, roomKey(code))
-	if _, err := ps.Receive(ctx); err != nil { // the subscription is in place
+	ps := s.c.Subscribe(hctx, roomKey(code))
+	if _, err := ps.Receive(hctx); err != nil { // the subscription is in place
 		ps.Close()
-		return nil, fmt.Errorf("room: watch %s: %w", code, err)
+		return nil, unavailable("watch", code, err)
 	}
 	out := make(chan Room, 1)
 	go func() {
@@ -255,7 +270,7 @@ func (s *Redis) SetFollowers(ctx context.Context, code, replica string, n int) e
 	}
 	pipe.PExpire(ctx, followersKey(code), s.ttl)
 	if _, err := pipe.Exec(ctx); err != nil {
-		return fmt.Errorf("room: followers of %s: %w", code, err)
+		return unavailable("followers of", code, err)
 	}
 	return s.publish(ctx, r)
 }
@@ -264,7 +279,7 @@ func (s *Redis) SetFollowers(ctx context.Context, code, replica string, n int) e
 func (s *Redis) Followers(ctx context.Context, code string) (int, error) {
 	vs, err := s.c.HVals(ctx, followersKey(code)).Result()
 	if err != nil {
-		return 0, fmt.Errorf("room: followers of %s: %w", code, err)
+		return 0, unavailable("followers of", code, err)
 	}
 	n := 0
 	for _, v := range vs {
@@ -276,3 +291,19 @@ func (s *Redis) Followers(ctx context.Context, code string) (int, error) {
 
 // Close closes the connection.
 func (s *Redis) Close() error { return s.c.Close() }
+
+// unavailable wraps an error of Redis as the store's ErrUnavailable.
+func unavailable(op, code string, err error) error {
+	return fmt.Errorf("%w: %s %s: %w", ErrUnavailable, op, code, err)
+}
+
+// LogRedisTo sends go-redis's own log lines (a lost connection, a failed dial) to log, at
+// level Warn, as structured records instead of unstructured lines on standard error. go-redis
+// has one logger per process.
+func LogRedisTo(log *slog.Logger) { redis.SetLogger(slogRedis{log}) }
+
+type slogRedis struct{ log *slog.Logger }
+
+func (l slogRedis) Printf(ctx context.Context, format string, v ...any) {
+	l.log.WarnContext(ctx, strings.TrimSpace(fmt.Sprintf(format, v...)), "source", "go-redis")
+}

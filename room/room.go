@@ -34,6 +34,9 @@ var (
 	ErrFull = errors.New("room: the store keeps as many rooms as it may")
 	// ErrOwnerFull refuses a new room when its owner has Limits.PerOwner live rooms.
 	ErrOwnerFull = errors.New("room: the owner has as many open rooms as it may")
+	// ErrUnavailable is wrapped by the errors of a store that did not answer (Redis down,
+	// stalled past the caller's deadline): the room may exist, and the caller may try again.
+	ErrUnavailable = errors.New("room: the store is unavailable")
 )
 
 // Limits bound the rooms a store keeps, so that no one client — and no flood of clients — can

@@ -113,6 +113,7 @@ func serve(args []string, stderr io.Writer) int {
 		return 2
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
+	room.LogRedisTo(log)
 
 	if *redisURL == "" {
 		*redisURL = os.Getenv("REDIS_URL")
