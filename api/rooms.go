@@ -2,11 +2,13 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/go-chi/chi/v5"
+	jsonv2 "github.com/go-json-experiment/json"
 
 	"github.com/resilience-playground/playground/algorithms/ratelimit"
 	"github.com/resilience-playground/playground/hub"
@@ -108,6 +111,9 @@ type createRoomRequest struct {
 	URL string `json:"url"`
 }
 
+// maxRoomBody is the largest body of POST /api/v1/rooms.
+const maxRoomBody = 4096
+
 // createRoomReply is its answer.
 type createRoomReply struct {
 	Code         string `json:"code"`
@@ -142,13 +148,20 @@ func (rs *roomServer) createRoom(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req createRoomRequest
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		s.writeError(w, r, &param.Error{Param: "url", Msg: "the body must be {\"url\": \"/backoff?clients=50\"}: " + clip(err.Error())})
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRoomBody))
+	if err == nil {
+		// One object with one "url", nothing after it: a member given twice (which one would
+		// count?) or trailing data is refused, not guessed at.
+		err = jsonv2.Unmarshal(body, &req, jsonv2.RejectUnknownMembers(true))
+	}
+	if err != nil {
+		s.writeError(w, r, &param.Error{Param: "url", Msg: fmt.Sprintf("the body must be one JSON object, {\"url\": \"/backoff?clients=50\"}, of at most %d bytes, with no other member, no member twice and nothing after it: %s", maxRoomBody, clipTo(err.Error(), 120))})
 		return
 	}
 	l, v, err := Resolve(s.cfg.Labs, req.URL)
+	if err == nil {
+		err = s.cfg.Hub.CheckBudget(l, v) // a room's scenario must run
+	}
 	if err != nil {
 		if pe := (*param.Error)(nil); errors.As(err, &pe) && pe.Param == "" {
 			pe.Param = "url"
@@ -173,6 +186,7 @@ func (rs *roomServer) createRoom(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	w.Header().Set("Cache-Control", "no-store") // the reply carries the presenter's key
 	writeJSON(w, http.StatusCreated, createRoomReply{
 		Code: rm.Code, URL: rm.URL,
 		JoinURL: "/join/" + rm.Code,
@@ -328,6 +342,10 @@ func (rs *roomServer) stream(w http.ResponseWriter, r *http.Request) {
 			}
 			if _, _, ok := lr.lab.FindStep(m.Step); m.Step != "" && !ok {
 				return own(reply{Type: "error", ID: m.ID, Error: fmt.Sprintf("step %q is not a step of the %s lab's tours", m.Step, lr.lab.Name), Param: "step"})
+			}
+			if err := s.cfg.Hub.CheckBudget(lr.lab, v); err != nil { // refused to the presenter, not to the room
+				_, body := statusOf(err)
+				return own(reply{Type: "error", ID: m.ID, Error: body.Error, Param: body.Param})
 			}
 			offerNewest(lr.changes, change{id: m.ID, url: lr.lab.URL(v), step: m.Step, reply: own})
 		}
@@ -660,11 +678,11 @@ func (rs *roomServer) qr(w http.ResponseWriter, r *http.Request) {
 		rs.s.writeError(w, r, err)
 		return
 	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
+	link, err := joinLink(r, rm.Code)
+	if err != nil {
+		rs.s.writeError(w, r, err)
+		return
 	}
-	link := (&url.URL{Scheme: scheme, Host: r.Host, Path: "/join/" + rm.Code}).String()
 	svg, err := qrSVG(link)
 	if err != nil {
 		rs.s.writeError(w, r, err)
@@ -673,4 +691,26 @@ func (rs *roomServer) qr(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "image/svg+xml")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Write(svg)
+}
+
+// joinLink returns the absolute join link of a room for its QR code, on the host the request
+// names. The Host header has passed checkHost (an allowed name, or an address), but its port
+// has not: a port that is not one, or a name longer than DNS allows, is refused (400) rather
+// than encoded — the QR code is what a class will scan.
+func joinLink(r *http.Request, code string) (string, error) {
+	host, port := r.Host, ""
+	if h, p, err := net.SplitHostPort(r.Host); err == nil {
+		host, port = h, p
+	}
+	if n, err := strconv.ParseUint(port, 10, 16); port != "" && (err != nil || n == 0) {
+		return "", &param.Error{Param: "Host", Msg: fmt.Sprintf("the Host header's port %q is not a port number (1 to 65535)", clip(port))}
+	}
+	if len(host) > 253 {
+		return "", &param.Error{Param: "Host", Msg: fmt.Sprintf("the Host header's name is %d bytes long; names are at most 253", len(host))}
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return (&url.URL{Scheme: scheme, Host: r.Host, Path: "/join/" + code}).String(), nil
 }

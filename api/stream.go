@@ -76,11 +76,14 @@ func quoted(types []string) string {
 
 // clip shortens s to about 40 bytes, cutting at a rune boundary: it may become a close
 // reason, which must be valid UTF-8.
-func clip(s string) string {
-	if len(s) <= 40 {
+func clip(s string) string { return clipTo(s, 40) }
+
+// clipTo shortens s to about n bytes, cutting at a rune boundary.
+func clipTo(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	i := 40
+	i := n
 	for i > 0 && !utf8.RuneStart(s[i]) {
 		i--
 	}

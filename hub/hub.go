@@ -134,6 +134,11 @@ func New(cfg Config) *Hub {
 	return h
 }
 
+// CheckBudget returns the *param.Error a subscription to scenario v of l would fail with for
+// being over the hub's work budget, or nil: for those who accept a scenario now to run it
+// later (a room).
+func (h *Hub) CheckBudget(l *lab.Lab, v param.Values) error { return l.CheckBudget(v, h.cfg.Budget) }
+
 // Key returns the key a scenario is shared and cached under.
 func Key(l *lab.Lab, v param.Values) string { return l.URL(v) }
 
@@ -147,7 +152,7 @@ func (h *Hub) Subscribe(l *lab.Lab, v param.Values) (*Sub, error) {
 // or a new run owned by client (see "Fair slots"). It fails with a *param.Error when the
 // scenario is over budget, ErrBusy when no slot is free for client, or ErrDraining.
 func (h *Hub) SubscribeFor(client string, l *lab.Lab, v param.Values) (*Sub, error) {
-	if err := l.CheckBudget(v, h.cfg.Budget); err != nil {
+	if err := h.CheckBudget(l, v); err != nil {
 		return nil, err
 	}
 	key := Key(l, v)
