@@ -310,6 +310,12 @@ func (rs *roomServer) stream(w http.ResponseWriter, r *http.Request) {
 	defer stopDrain()
 
 	lr := rs.join(rm)
+	if lr.ctx.Err() != nil { // the room could not start here
+		rs.leave(lr, false)
+		code, reason := closeOf(context.Cause(lr.ctx))
+		c.Close(code, reason)
+		return
+	}
 	stopRoom := context.AfterFunc(lr.ctx, func() { stopFollowing(context.Cause(lr.ctx)) })
 	defer stopRoom()
 	// presenter is set by the presenting loop; websocket writes may be concurrent, so this
@@ -462,20 +468,20 @@ func (rs *roomServer) join(rm room.Room) *liveRoom {
 		rs.recount(lr)
 		return lr
 	}
+	l, v, err := Resolve(rs.s.cfg.Labs, rm.URL)
 	ctx, cancel := context.WithCancelCause(context.Background())
-	lr = &liveRoom{code: rm.Code, b: newBroadcast(), ctx: ctx, cancel: cancel, members: 1, followers: 1, room: rm,
+	lr = &liveRoom{code: rm.Code, lab: l, b: newBroadcast(), ctx: ctx, cancel: cancel, members: 1, followers: 1, room: rm,
 		changes: make(chan change, 1), counts: make(chan struct{}, 1), counted: make(chan struct{})}
+	if err != nil { // a room's URL was checked when it was made: a store holding garbage
+		rs.mu.Unlock()
+		rs.s.log.Error("room join", "room", rm.Code, "url", rm.URL, "err", err)
+		close(lr.counted)
+		lr.cancel(errRoomEnded)
+		return lr
+	}
 	rs.rooms[rm.Code] = lr
 	rs.mu.Unlock()
 
-	l, v, err := Resolve(rs.s.cfg.Labs, rm.URL)
-	if err != nil { // a room's URL was checked when it was made: a store holding garbage
-		rs.s.log.Error("room join", "room", rm.Code, "url", rm.URL, "err", err)
-		close(lr.counted)
-		rs.end(lr, errRoomEnded)
-		return lr
-	}
-	lr.lab = l
 	watch, err := rs.store.Watch(ctx, rm.Code)
 	if err != nil {
 		close(lr.counted)

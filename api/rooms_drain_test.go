@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -17,13 +16,7 @@ func TestRoomStreamsGoingAwayOnDrain(t *testing.T) {
 		t.Run(how, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				srv := MustOpenServer(t)
-				c := srv.MustCreateRoom(t, "/free?n=2&steps=2")
-				key := strings.TrimPrefix(c.PresenterURL, c.JoinURL+"#key=")
-				follower := srv.MustJoin(t, c.Code)
-				follower.RunOf(0)
-				presenter := srv.MustJoin(t, c.Code)
-				presenter.Send(map[string]any{"type": "present", "key": key})
-				presenter.Until("the presenter's room", func(r RoomReply) bool { return r.Type == "room" && r.Room.Presenter })
+				_, follower, presenter := srv.mustOpenRoom(t, "/free?n=2&steps=2")
 				synctest.Wait()
 
 				var wg sync.WaitGroup

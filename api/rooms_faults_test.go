@@ -30,6 +30,16 @@ func mustOpenRedisServer(t *testing.T, r *roomtest.Redis, opts ...Option) *Serve
 	return MustOpenServer(t, opts...)
 }
 
+// mustOpenRoom creates a room for url with a follower, which has seen the room's first run,
+// and a presenter.
+func (s *Server) mustOpenRoom(tb testing.TB, url string) (c Created, follower, presenter *RoomStream) {
+	tb.Helper()
+	c = s.MustCreateRoom(tb, url)
+	follower = s.MustJoin(tb, c.Code)
+	follower.RunOf(0)
+	return c, follower, s.mustPresent(tb, c)
+}
+
 // mustPresent joins a room as its presenter.
 func (s *Server) mustPresent(tb testing.TB, c Created) *RoomStream {
 	tb.Helper()
@@ -46,10 +56,7 @@ func (s *Server) mustPresent(tb testing.TB, c Created) *RoomStream {
 func TestRoomsWhileStoreDown(t *testing.T) {
 	rd := roomtest.MustStartRedisServer(t)
 	srv := mustOpenRedisServer(t, rd)
-	c := srv.MustCreateRoom(t, "/free?n=2")
-	follower := srv.MustJoin(t, c.Code)
-	follower.RunOf(0)
-	presenter := srv.mustPresent(t, c)
+	c, follower, presenter := srv.mustOpenRoom(t, "/free?n=2")
 
 	rd.Stop()
 	for _, tc := range []struct{ method, path string }{
@@ -108,10 +115,7 @@ func TestPresenterSurvivesStoreStall(t *testing.T) {
 	rd := roomtest.MustStartRedisServer(t)
 	const ping = 200 * time.Millisecond
 	srv := mustOpenRedisServer(t, rd, WithConfig(func(c *api.Config) { c.PingInterval = ping }))
-	c := srv.MustCreateRoom(t, "/free?n=2")
-	follower := srv.MustJoin(t, c.Code)
-	follower.RunOf(0)
-	presenter := srv.mustPresent(t, c)
+	c, follower, presenter := srv.mustOpenRoom(t, "/free?n=2")
 	// Read both streams from now on, as a browser does (it answers pings as it reads).
 	replies := map[string]<-chan RoomReply{"presenter": readAll(t, presenter), "follower": readAll(t, follower)}
 

@@ -146,35 +146,10 @@ func TestJoinCodeGuessesLimited(t *testing.T) {
 func TestPresenterFloodCoalesces(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := MustOpenServer(t)
-		c := srv.MustCreateRoom(t, "/free?n=1")
-		key := strings.TrimPrefix(c.PresenterURL, c.JoinURL+"#key=")
-		follower := srv.MustJoin(t, c.Code)
-		follower.RunOf(0)
-		presenter := srv.MustJoin(t, c.Code)
-		presenter.Send(map[string]any{"type": "present", "key": key})
-		presenter.Until("the presenter's room", func(r RoomReply) bool { return r.Type == "room" && r.Room.Presenter })
+		c, follower, presenter := srv.mustOpenRoom(t, "/free?n=1")
 		// Read both streams throughout: the test network has no buffers.
-		go func() {
-			for {
-				if _, _, err := presenter.C.Read(t.Context()); err != nil {
-					return
-				}
-			}
-		}()
-		versions := make(chan int64, 1000)
-		go func() {
-			defer close(versions)
-			for {
-				_, b, err := follower.C.Read(t.Context())
-				if err != nil {
-					return
-				}
-				var r RoomReply
-				if json.Unmarshal(b, &r) == nil && r.Type == "room" {
-					versions <- r.Room.Version
-				}
-			}
-		}()
+		readAll(t, presenter)
+		replies := readAll(t, follower)
 		for i := range 200 {
 			presenter.Send(map[string]any{"type": "params", "id": i + 1, "query": fmt.Sprintf("n=%d", 100+i)})
 		}
@@ -190,8 +165,10 @@ func TestPresenterFloodCoalesces(t *testing.T) {
 		t.Logf("200 changes at once: the room moved %d times", info.Version)
 		follower.C.CloseNow()
 		n := 0
-		for range versions {
-			n++
+		for r := range replies {
+			if r.Type == "room" {
+				n++
+			}
 		}
 		if n > 25 {
 			t.Errorf("the follower got %d room messages for %d changes", n, info.Version)
