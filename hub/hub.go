@@ -18,10 +18,11 @@
 // result take no slot. One client may not hold every slot: with Config.Share slots (default a
 // quarter of MaxRuns, none below four slots), a client holding fewer than Share runs may take
 // any free slot, but one holding Share or more may take another only while Share slots stay
-// free after it. So however many heavy runs one client asks for at once, it holds at most
-// MaxRuns−Share slots, and the next client's scenario finds a free slot at once instead of
-// waiting for a heavy run to end; slots it leaves unused are the others' to take up to their
-// own shares. Runs asked for on behalf of no client (the empty name: the CLI, tests) are
+// free after it. So however many heavy runs one client asks for at once — over many
+// connections; one connection holds one run at a time — it holds at most MaxRuns−Share
+// slots, and the next client's scenario finds a free slot at once instead of waiting for a
+// heavy run to end; yet a client alone on the server may use every slot but Share. Runs asked
+// for on behalf of no client (the empty name: the CLI, tests, requests not over IP) are
 // admitted whenever a slot is free.
 //
 // # Fairness
