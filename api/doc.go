@@ -15,7 +15,8 @@
 //
 // Every error maps to a status in one place ([statusOf]): a bad parameter is 400 with
 // {"error": "...", "param": "..."}; a full server is 503 with Retry-After; a draining server is
-// 503; anything unexpected is 500 with {"error": "internal error"} and no details, which go to
+// 503; a client over one of its limits (rooms opened, unknown room codes tried) is 429 with
+// Retry-After, in the header and as "retry_after" (seconds) in the body; anything unexpected is 500 with {"error": "internal error"} and no details, which go to
 // the log instead.
 //
 // # Stream protocol

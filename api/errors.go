@@ -11,6 +11,7 @@ import (
 
 	"github.com/resilience-playground/playground/hub"
 	"github.com/resilience-playground/playground/param"
+	"github.com/resilience-playground/playground/room"
 )
 
 // errNotFound is a path that names no lab or route.
@@ -44,10 +45,21 @@ type errorBody struct {
 // busyRetry is how long a client is told to wait when every slot is taken.
 const busyRetrySeconds = 1
 
+// storeRetrySeconds is how long a client is told to wait when the rooms' store does not
+// answer.
+const storeRetrySeconds = 2
+
+// roomsFullRetrySeconds is how long a client is told to wait when it, or the server, has as
+// many rooms as it may: rooms end only two hours after their last use.
+const roomsFullRetrySeconds = 300
+
 // statusOf maps an error to its HTTP status and body. It is the one place errors become
 // statuses; messages of unexpected errors never reach clients.
 func statusOf(err error) (int, errorBody) {
-	var pe *param.Error
+	var (
+		pe *param.Error
+		re *rateError
+	)
 	switch {
 	case errors.As(err, &pe):
 		return http.StatusBadRequest, errorBody{Error: pe.Msg, Param: pe.Param}
@@ -55,6 +67,14 @@ func statusOf(err error) (int, errorBody) {
 		return http.StatusServiceUnavailable, errorBody{Error: "every simulation slot is taken; retry shortly", RetryAfter: busyRetrySeconds}
 	case errors.Is(err, hub.ErrDraining):
 		return http.StatusServiceUnavailable, errorBody{Error: "the server is restarting; retry shortly", RetryAfter: busyRetrySeconds}
+	case errors.As(err, &re):
+		return http.StatusTooManyRequests, errorBody{Error: re.msg, RetryAfter: re.retrySeconds()}
+	case errors.Is(err, room.ErrOwnerFull):
+		return http.StatusTooManyRequests, errorBody{Error: "this address has as many open rooms as the server allows; a room ends two hours after its last use", RetryAfter: roomsFullRetrySeconds}
+	case errors.Is(err, room.ErrUnavailable):
+		return http.StatusServiceUnavailable, errorBody{Error: "rooms are not available right now (their store does not answer); try again shortly", RetryAfter: storeRetrySeconds}
+	case errors.Is(err, room.ErrFull):
+		return http.StatusServiceUnavailable, errorBody{Error: "the server keeps as many rooms as it can; try again later", RetryAfter: roomsFullRetrySeconds}
 	case errors.As(err, new(hostError)):
 		return http.StatusMisdirectedRequest, errorBody{Error: err.Error()}
 	case errors.As(err, new(methodError)):

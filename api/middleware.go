@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"path"
 	"runtime/debug"
 	"strings"
@@ -187,4 +188,23 @@ func (s *Server) countRejection(err error) {
 	case errors.Is(err, hub.ErrDraining):
 		s.metrics.rejected.WithLabelValues("draining").Inc()
 	}
+}
+
+// clientOf names the client a request comes from, for the hub's fair share of slots (see
+// package hub) and the rooms' limits: its remote address, an IPv6 address by its /64 (one
+// host's usual allocation, which it may spread its connections over). A connection holds at
+// most one run at a time (a stream serves its newest request, HTTP/1.1 one request at a time),
+// so the address groups a client's connections. A remote address that is not an IP address (a
+// Unix socket, an in-memory pipe) names no client: "".
+func clientOf(r *http.Request) string {
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return ""
+	}
+	a := ap.Addr().Unmap()
+	if a.Is4() {
+		return a.String()
+	}
+	p, _ := a.WithZone("").Prefix(64)
+	return p.String()
 }

@@ -2,11 +2,13 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,7 +16,9 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/go-chi/chi/v5"
+	jsonv2 "github.com/go-json-experiment/json"
 
+	"github.com/resilience-playground/playground/algorithms/ratelimit"
 	"github.com/resilience-playground/playground/hub"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/param"
@@ -39,6 +43,15 @@ import (
 // presenter by sending {"type": "present", "key": "..."}; then its params messages
 // ({"type": "params", "id", "query", "step"}) move the room. A follower's params message is
 // answered with an error and changes nothing.
+//
+// Limits. A client (a remote address; see clientOf) may open 5 rooms at once, then one every
+// 10 seconds, and keep at most room.Limits.PerOwner (20) open; the store keeps at most
+// room.Limits.Rooms (10,000). A client may try 20 codes that name no room, then one every 5
+// seconds — codes that name a room are not counted, so a class behind one address joins
+// freely. Beyond a limit a request is answered 429 (503 when the server's rooms are full) with
+// Retry-After, before the store is asked. A presenter's changes are stored at most
+// Config.ParamRate a second (the rate of a viewer's own changes), the newest first: changes
+// sent meanwhile replace each other.
 
 // errNotPresenter answers a follower's attempt to drive the room.
 var errNotPresenter = &param.Error{Msg: "only the presenter can change the room's scenario; detach to explore on your own"}
@@ -48,32 +61,58 @@ type roomServer struct {
 	s       *Server
 	store   room.Store
 	replica string
+	creates *perClient // rooms one client may open
+	misses  *perClient // lookups of codes that name no room: guesses
 
 	mu    sync.Mutex
 	rooms map[string]*liveRoom
 }
+
+// Rooms' rate limits per client (see clientOf); the store bounds how many rooms there are.
+const (
+	createBurst = 5                // rooms opened at once
+	createEvery = 10 * time.Second // then one per
+	missBurst   = 20               // unknown codes tried at once (typos)
+	missEvery   = 5 * time.Second  // then one per: about 17,000 guesses a day, of 887 million codes
+)
 
 // liveRoom is a room with participants on this server.
 type liveRoom struct {
 	code      string
 	lab       *lab.Lab
 	b         *broadcast
-	cancel    context.CancelFunc
+	ctx       context.Context // ends, with its cause, when the room ends here
+	cancel    context.CancelCauseFunc
 	d         *driver
 	followers int // local followers (presenters not counted)
 	members   int // local connections
 	room      room.Room
-	total     int // followers over every server, as last read
+	total     int           // followers over every server, as last read
+	changes   chan change   // the presenters' newest change not yet stored
+	counts    chan struct{} // the follower count has changed
+	counted   chan struct{} // closed when countFollowers has returned
+}
+
+// change is a presenter's change of the room, and where to tell its outcome.
+type change struct {
+	id        int64
+	url, step string
+	reply     func(reply) error
 }
 
 func newRoomServer(s *Server, store room.Store, replica string) *roomServer {
-	return &roomServer{s: s, store: store, replica: replica, rooms: map[string]*liveRoom{}}
+	return &roomServer{s: s, store: store, replica: replica, rooms: map[string]*liveRoom{},
+		creates: newPerClient("rooms opened", createBurst, createEvery),
+		misses:  newPerClient("unknown room codes tried", missBurst, missEvery)}
 }
 
 // createRoomRequest is the body of POST /api/v1/rooms.
 type createRoomRequest struct {
 	URL string `json:"url"`
 }
+
+// maxRoomBody is the largest body of POST /api/v1/rooms.
+const maxRoomBody = 4096
 
 // createRoomReply is its answer.
 type createRoomReply struct {
@@ -99,18 +138,30 @@ var errRoomNotFound = fmt.Errorf("%w: there is no room with that code (it has en
 // createRoom serves POST /api/v1/rooms.
 func (rs *roomServer) createRoom(w http.ResponseWriter, r *http.Request) {
 	s := rs.s
+	client := clientOf(r)
+	if err := rs.creates.allow(client, time.Now()); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 		s.writeError(w, r, &param.Error{Param: "url", Msg: "send the room as JSON: {\"url\": \"/backoff?clients=50\"} with Content-Type application/json"})
 		return
 	}
 	var req createRoomRequest
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		s.writeError(w, r, &param.Error{Param: "url", Msg: "the body must be {\"url\": \"/backoff?clients=50\"}: " + clip(err.Error())})
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRoomBody))
+	if err == nil {
+		// One object with one "url", nothing after it: a member given twice (which one would
+		// count?) or trailing data is refused, not guessed at.
+		err = jsonv2.Unmarshal(body, &req, jsonv2.RejectUnknownMembers(true))
+	}
+	if err != nil {
+		s.writeError(w, r, &param.Error{Param: "url", Msg: fmt.Sprintf("the body must be one JSON object, {\"url\": \"/backoff?clients=50\"}, of at most %d bytes, with no other member, no member twice and nothing after it: %s", maxRoomBody, clipTo(err.Error(), 120))})
 		return
 	}
 	l, v, err := Resolve(s.cfg.Labs, req.URL)
+	if err == nil {
+		err = s.cfg.Hub.CheckBudget(l, v) // a room's scenario must run
+	}
 	if err != nil {
 		if pe := (*param.Error)(nil); errors.As(err, &pe) && pe.Param == "" {
 			pe.Param = "url"
@@ -123,9 +174,11 @@ func (rs *roomServer) createRoom(w http.ResponseWriter, r *http.Request) {
 	}
 	key := room.NewKey()
 	rm := room.Room{Lab: l.Name, URL: l.URL(v)}
+	ctx, cancel := context.WithTimeout(r.Context(), storeTimeout)
+	defer cancel()
 	for range 10 {
 		rm.Code = room.NewCode()
-		if err = rs.store.Create(r.Context(), rm, room.HashKey(key)); !errors.Is(err, room.ErrExists) {
+		if err = rs.store.Create(ctx, rm, room.HashKey(key), client); !errors.Is(err, room.ErrExists) {
 			break
 		}
 	}
@@ -133,6 +186,7 @@ func (rs *roomServer) createRoom(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	w.Header().Set("Cache-Control", "no-store") // the reply carries the presenter's key
 	writeJSON(w, http.StatusCreated, createRoomReply{
 		Code: rm.Code, URL: rm.URL,
 		JoinURL: "/join/" + rm.Code,
@@ -143,12 +197,14 @@ func (rs *roomServer) createRoom(w http.ResponseWriter, r *http.Request) {
 
 // getRoom serves GET /api/v1/rooms/{code}.
 func (rs *roomServer) getRoom(w http.ResponseWriter, r *http.Request) {
-	rm, err := rs.lookup(r.Context(), chi.URLParam(r, "code"))
+	rm, err := rs.lookup(r)
 	if err != nil {
 		rs.s.writeError(w, r, err)
 		return
 	}
-	n, err := rs.store.Followers(r.Context(), rm.Code)
+	ctx, cancel := context.WithTimeout(r.Context(), storeTimeout)
+	defer cancel()
+	n, err := rs.store.Followers(ctx, rm.Code)
 	if err != nil {
 		rs.s.writeError(w, r, err)
 		return
@@ -156,14 +212,24 @@ func (rs *roomServer) getRoom(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, roomInfo{Code: rm.Code, Lab: rm.Lab, URL: rm.URL, Step: rm.Step, Version: rm.Version, Followers: n})
 }
 
-// lookup returns the room of a code as typed, or errRoomNotFound.
-func (rs *roomServer) lookup(ctx context.Context, code string) (room.Room, error) {
-	code = room.NormalizeCode(code)
+// lookup returns the room of the code a request's path names, as typed, or errRoomNotFound.
+// A client that has tried too many codes naming no room is refused (a *rateError) before the
+// store is asked: join codes are short, and must not be found by trying them all.
+func (rs *roomServer) lookup(r *http.Request) (room.Room, error) {
+	client := clientOf(r)
+	if err := rs.misses.check(client, time.Now()); err != nil {
+		return room.Room{}, err
+	}
+	code := room.NormalizeCode(chi.URLParam(r, "code"))
 	if code == "" {
+		_ = rs.misses.allow(client, time.Now())
 		return room.Room{}, errRoomNotFound
 	}
+	ctx, cancel := context.WithTimeout(r.Context(), storeTimeout)
+	defer cancel()
 	rm, err := rs.store.Get(ctx, code)
 	if errors.Is(err, room.ErrNotFound) {
+		_ = rs.misses.allow(client, time.Now())
 		return room.Room{}, errRoomNotFound
 	}
 	return rm, err
@@ -173,13 +239,20 @@ func (rs *roomServer) lookup(ctx context.Context, code string) (room.Room, error
 // (or driving it, with the presenter key in the fragment).
 func (rs *roomServer) joinPage(w http.ResponseWriter, r *http.Request) {
 	s := rs.s
-	rm, err := rs.lookup(r.Context(), chi.URLParam(r, "code"))
+	rm, err := rs.lookup(r)
 	if err != nil {
-		code := http.StatusNotFound
+		code, body := statusOf(err)
 		msg := "There is no room with that code: it has ended or never existed."
-		if !errors.Is(err, errNotFound) {
+		switch {
+		case code == http.StatusInternalServerError:
 			code, msg = http.StatusServiceUnavailable, "Rooms are not available right now; try again shortly."
+			body.RetryAfter = busyRetrySeconds
 			s.log.Error("room lookup", "err", err)
+		case code != http.StatusNotFound:
+			msg = strings.ToUpper(body.Error[:1]) + body.Error[1:] + "."
+		}
+		if body.RetryAfter > 0 {
+			w.Header().Set("Retry-After", itoa(body.RetryAfter))
 		}
 		w.WriteHeader(code)
 		s.render(w, r, templates.ErrorPage(s.cfg.Labs.All(), code, msg))
@@ -199,7 +272,7 @@ func (rs *roomServer) joinPage(w http.ResponseWriter, r *http.Request) {
 // stream serves a room's websocket.
 func (rs *roomServer) stream(w http.ResponseWriter, r *http.Request) {
 	s := rs.s
-	rm, err := rs.lookup(r.Context(), chi.URLParam(r, "code"))
+	rm, err := rs.lookup(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -220,28 +293,42 @@ func (rs *roomServer) stream(w http.ResponseWriter, r *http.Request) {
 	s.metrics.connections.Inc()
 	defer s.metrics.connections.Dec()
 	c.SetReadLimit(s.cfg.MaxMessage)
-	ctx, cancelCause := context.WithCancelCause(context.Background())
-	defer cancelCause(nil)
-	cancel := func() { cancelCause(nil) }
+	// ctx is the connection's: its reader, pinger and writes. Cancelling it cuts the
+	// connection without a close frame (the websocket library closes a connection whose read
+	// is cancelled), so the server's reasons to end the stream — draining, the room ending,
+	// the store failing — end only the following (follow), with their cause, and the stream
+	// then closes with the code of its cause (closeOf).
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	following, stopFollowing := context.WithCancelCause(ctx)
+	defer stopFollowing(nil)
 	ws := &wsConn{s: s, c: c, ctx: ctx}
 	defer ws.recoverPanic("room " + rm.Code)
 	// Draining, a room's participants are sent away at once: the room lives on in the store,
 	// and they reconnect to another server.
-	stopDrain := context.AfterFunc(s.drainCtx, func() { cancelCause(errRoomClosing) })
+	stopDrain := context.AfterFunc(s.drainCtx, func() { stopFollowing(errRoomClosing) })
 	defer stopDrain()
 
-	lr, err := rs.join(rm)
-	if err != nil {
-		s.log.Error("room join", "room", rm.Code, "err", err)
-		c.Close(websocket.StatusInternalError, "internal error")
+	lr := rs.join(rm)
+	if lr.ctx.Err() != nil { // the room could not start here
+		rs.leave(lr, false)
+		code, reason := closeOf(context.Cause(lr.ctx))
+		c.Close(code, reason)
 		return
 	}
-	// presenter is set by the reader; websocket writes may be concurrent, so this
+	stopRoom := context.AfterFunc(lr.ctx, func() { stopFollowing(context.Cause(lr.ctx)) })
+	defer stopRoom()
+	// presenter is set by the presenting loop; websocket writes may be concurrent, so this
 	// connection's own replies and the room's frames need no lock of their own: a write
 	// blocked on a slow reader must not stop the presenter's next change.
 	var presenter atomic.Bool
 	defer func() { rs.leave(lr, presenter.Load()) }()
 	own := func(m reply) error { return ws.writeJSON(m) }
+	// The reader never waits for the store — a stalled store must not keep it from reading
+	// the pongs that keep the connection alive: presenter keys are checked by their own loop
+	// (the newest key first), changes are stored by the room's (storeChanges).
+	keys := make(chan string, 1)
+	go rs.presenting(ctx, lr, keys, &presenter, own, stopFollowing)
 	go ws.read(cancel, func(b []byte) error {
 		m, err := decodeOf(b, "params", "present")
 		if err != nil {
@@ -249,14 +336,7 @@ func (rs *roomServer) stream(w http.ResponseWriter, r *http.Request) {
 		}
 		switch m.Type {
 		case "present":
-			ok, err := rs.store.Present(ctx, lr.code, m.Key)
-			if err != nil || !ok {
-				return own(reply{Type: "error", Error: "that is not this room's presenter key", Param: "key"})
-			}
-			if first := !presenter.Swap(true); first {
-				rs.becamePresenter(lr)
-			}
-			return own(rs.roomReply(lr, true))
+			offerNewest(keys, m.Key)
 		case "params":
 			if !presenter.Load() {
 				return own(reply{Type: "error", ID: m.ID, Error: errNotPresenter.Msg})
@@ -269,27 +349,87 @@ func (rs *roomServer) stream(w http.ResponseWriter, r *http.Request) {
 			if _, _, ok := lr.lab.FindStep(m.Step); m.Step != "" && !ok {
 				return own(reply{Type: "error", ID: m.ID, Error: fmt.Sprintf("step %q is not a step of the %s lab's tours", m.Step, lr.lab.Name), Param: "step"})
 			}
-			if _, err := rs.store.Update(ctx, lr.code, lr.lab.URL(v), m.Step); err != nil {
-				s.log.Error("room update", "room", lr.code, "err", err)
-				return own(reply{Type: "error", ID: m.ID, Error: "the room could not be updated; try again"})
+			if err := s.cfg.Hub.CheckBudget(lr.lab, v); err != nil { // refused to the presenter, not to the room
+				_, body := statusOf(err)
+				return own(reply{Type: "error", ID: m.ID, Error: body.Error, Param: body.Param})
 			}
+			offerNewest(lr.changes, change{id: m.ID, url: lr.lab.URL(v), step: m.Step, reply: own})
 		}
 		return nil
 	})
 	go ws.ping(cancel)
-	_ = lr.b.follow(ctx, ws.write) // how it ended is told by ctx below
-	switch {
-	case errors.Is(context.Cause(ctx), errRoomClosing):
-		c.Close(websocket.StatusGoingAway, "server restarting; reconnect")
-	case ctx.Err() != nil:
-		c.Close(websocket.StatusNormalClosure, "")
-	default:
-		c.CloseNow()
+	_ = lr.b.follow(following, ws.write) // how it ended is told by the contexts below
+	if cause := context.Cause(following); following.Err() != nil && ctx.Err() == nil {
+		code, reason := closeOf(cause)
+		c.Close(code, reason)
+		return
 	}
+	if ctx.Err() != nil {
+		c.Close(websocket.StatusNormalClosure, "")
+		return
+	}
+	c.CloseNow()
 }
 
-// errRoomClosing ends a room's streams when the server drains.
-var errRoomClosing = errors.New("room closing")
+// Why a room's stream ends, besides its participant leaving.
+var (
+	errRoomClosing = errors.New("room closing")        // the server drains
+	errRoomEnded   = errors.New("the room has ended")  // the store no longer has it
+	errRoomLeft    = errors.New("the room has no one") // its last participant here left
+)
+
+// StatusRoomEnded is the close code of a room's stream when the room has ended (expired, or
+// lost by its store): the page asks for the room, is told it is gone, and says so.
+const StatusRoomEnded websocket.StatusCode = 4004
+
+// closeOf returns the close code and reason of a room stream ended by cause.
+func closeOf(cause error) (websocket.StatusCode, string) {
+	switch {
+	case errors.Is(cause, errRoomClosing):
+		return websocket.StatusGoingAway, "server restarting; reconnect"
+	case errors.Is(cause, errRoomEnded):
+		return StatusRoomEnded, "the room has ended"
+	case errors.Is(cause, room.ErrUnavailable):
+		return websocket.StatusTryAgainLater, "rooms are unavailable right now; reconnect shortly"
+	}
+	return websocket.StatusInternalError, "internal error"
+}
+
+// presenting checks the presenter keys a connection sends (the newest first), off its reader:
+// a right key makes it the presenter, a wrong one is answered with an error naming the key.
+// A store that does not answer ends the stream with 1013 (the page reconnects and presents
+// again); a store that has lost the room ends it.
+func (rs *roomServer) presenting(ctx context.Context, lr *liveRoom, keys <-chan string, presenter *atomic.Bool, own func(reply) error, stop context.CancelCauseFunc) {
+	for {
+		var key string
+		select {
+		case key = <-keys:
+		case <-ctx.Done():
+			return
+		}
+		sctx, cancel := context.WithTimeout(ctx, storeTimeout)
+		ok, err := rs.store.Present(sctx, lr.code, key)
+		cancel()
+		switch {
+		case errors.Is(err, room.ErrNotFound):
+			rs.end(lr, errRoomEnded)
+			return
+		case err != nil:
+			if ctx.Err() == nil {
+				rs.s.log.Warn("room present", "room", lr.code, "err", err)
+				stop(err)
+			}
+			return
+		case !ok:
+			_ = own(reply{Type: "error", Error: "that is not this room's presenter key", Param: "key"})
+			continue
+		}
+		if first := !presenter.Swap(true); first {
+			rs.becamePresenter(lr)
+		}
+		_ = own(rs.roomReply(lr, true))
+	}
+}
 
 // roomReply is the room message for lr, as the presenter or a follower sees it.
 func (rs *roomServer) roomReply(lr *liveRoom, presenter bool) reply {
@@ -310,74 +450,166 @@ type roomState struct {
 	Presenter bool   `json:"presenter"`
 }
 
+// storeTimeout bounds the store's answer to a request (and to a participant joining or
+// presenting): past it, the request is answered 503. A presenter's changes are not bounded —
+// see storeChanges.
+const storeTimeout = 5 * time.Second
+
 // join adds a participant (a follower until it presents) to the room, starting the room's
-// driver on this server if it is the first.
-func (rs *roomServer) join(rm room.Room) (*liveRoom, error) {
+// loops on this server if it is the first. The room returned may have ended already (its
+// ctx done, with the cause): then the participant is sent away with the cause's close code.
+func (rs *roomServer) join(rm room.Room) *liveRoom {
 	rs.mu.Lock()
 	lr, ok := rs.rooms[rm.Code]
 	if ok {
 		lr.members++
 		lr.followers++
 		rs.mu.Unlock()
-		rs.countFollowers(lr)
-		return lr, nil
+		rs.recount(lr)
+		return lr
 	}
 	l, v, err := Resolve(rs.s.cfg.Labs, rm.URL)
-	if err != nil {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	lr = &liveRoom{code: rm.Code, lab: l, b: newBroadcast(), ctx: ctx, cancel: cancel, members: 1, followers: 1, room: rm,
+		changes: make(chan change, 1), counts: make(chan struct{}, 1), counted: make(chan struct{})}
+	if err != nil { // a room's URL was checked when it was made: a store holding garbage
 		rs.mu.Unlock()
-		return nil, err
+		rs.s.log.Error("room join", "room", rm.Code, "url", rm.URL, "err", err)
+		close(lr.counted)
+		lr.cancel(errRoomEnded)
+		return lr
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	lr = &liveRoom{code: rm.Code, lab: l, b: newBroadcast(), cancel: cancel, members: 1, followers: 1, room: rm}
 	rs.rooms[rm.Code] = lr
 	rs.mu.Unlock()
 
 	watch, err := rs.store.Watch(ctx, rm.Code)
 	if err != nil {
-		cancel()
-		rs.mu.Lock()
-		delete(rs.rooms, rm.Code)
-		rs.mu.Unlock()
-		return nil, err
+		close(lr.counted)
+		if errors.Is(err, room.ErrNotFound) {
+			err = errRoomEnded
+		}
+		rs.end(lr, err)
+		return lr
 	}
 	lr.b.setRoom(rs.roomReply(lr, false))
 	lr.d = rs.s.newDriver(ctx, l, lr.b.publish)
+	lr.d.client = "room " + rm.Code // a room's runs are the room's, whoever joined first
 	lr.d.offer(request{Type: "params", ID: rm.Version, Query: v.Encode()})
 	go lr.d.serve()
 	go rs.watch(ctx, lr, watch)
-	rs.countFollowers(lr)
-	return lr, nil
+	go rs.keep(ctx, lr)
+	go rs.storeChanges(ctx, lr)
+	go rs.countFollowers(ctx, lr)
+	rs.recount(lr)
+	return lr
+}
+
+// end ends a live room on this server with a cause: its participants are sent away with the
+// cause's close code, and a new participant starts it afresh.
+func (rs *roomServer) end(lr *liveRoom, cause error) {
+	rs.mu.Lock()
+	if rs.rooms[lr.code] == lr {
+		delete(rs.rooms, lr.code)
+	}
+	rs.mu.Unlock()
+	lr.cancel(cause)
 }
 
 // watch follows the room's changes in the store: a new URL or step is a new request for the
-// driver; every change refreshes the room message (follower counts, too). It also keeps the
-// room alive while it has participants here.
+// driver; every change refreshes the room message (follower counts, too). A store that closes
+// the changes (the memory store, when the room expires) has ended the room.
 func (rs *roomServer) watch(ctx context.Context, lr *liveRoom, changes <-chan room.Room) {
-	touch := time.NewTicker(room.TTL / 8)
-	defer touch.Stop()
+	for {
+		var rm room.Room
+		select {
+		case <-ctx.Done():
+			return
+		case r, ok := <-changes:
+			if !ok {
+				if ctx.Err() == nil {
+					rs.end(lr, errRoomEnded)
+				}
+				return
+			}
+			rm = r
+		}
+		sctx, cancel := context.WithTimeout(ctx, storeTimeout)
+		n, err := rs.store.Followers(sctx, lr.code)
+		cancel()
+		rs.mu.Lock()
+		newer := rm.Version > lr.room.Version
+		if rm.Version >= lr.room.Version {
+			lr.room = rm
+			if err == nil {
+				lr.total = n
+			}
+		}
+		rs.mu.Unlock()
+		if newer {
+			if l, v, err := Resolve(rs.s.cfg.Labs, rm.URL); err == nil && l == lr.lab {
+				lr.d.offer(request{Type: "params", ID: rm.Version, Query: v.Encode()})
+			}
+		}
+		lr.b.setRoom(rs.roomReply(lr, false))
+	}
+}
+
+// keep keeps the room alive in the store while it has participants here, and checks every
+// Config.RoomCheck that the store still has it: a Redis restarted empty has lost every room,
+// and its participants must be told the room has ended rather than wait in it for good. A
+// store that does not answer for a while is not taken for one that lost the room.
+func (rs *roomServer) keep(ctx context.Context, lr *liveRoom) {
+	t := time.NewTicker(rs.s.cfg.RoomCheck)
+	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-touch.C:
-			_ = rs.store.Touch(ctx, lr.code)
-		case rm, ok := <-changes:
-			if !ok {
-				return
-			}
-			n, _ := rs.store.Followers(ctx, lr.code)
-			rs.mu.Lock()
-			newer := rm.Version > lr.room.Version
-			if rm.Version >= lr.room.Version {
-				lr.room, lr.total = rm, n
-			}
-			rs.mu.Unlock()
-			if newer {
-				if l, v, err := Resolve(rs.s.cfg.Labs, rm.URL); err == nil && l == lr.lab {
-					lr.d.offer(request{Type: "params", ID: rm.Version, Query: v.Encode()})
-				}
-			}
-			lr.b.setRoom(rs.roomReply(lr, false))
+		case <-t.C:
+		}
+		sctx, cancel := context.WithTimeout(ctx, storeTimeout)
+		err := rs.store.Touch(sctx, lr.code)
+		cancel()
+		if errors.Is(err, room.ErrNotFound) {
+			rs.end(lr, errRoomEnded)
+			return
+		}
+	}
+}
+
+// storeChanges stores the presenters' changes of lr one at a time, at most Config.ParamRate a
+// second (as a viewer's own changes are paced), the newest first: changes sent meanwhile
+// replace each other, so a presenter flooding changes moves the room — and its followers —
+// only as often as the rate allows.
+//
+// What the presenter is told is what happened. A change is stored without a deadline: a
+// store that stalls (Redis paused for 20 s) delays it, and it is reported — or not, having
+// succeeded — once the store has answered; one given up on after a timeout could still be
+// applied when the store resumes, after the presenter was told it failed. A change the store
+// refuses, or cannot be sent to it (Redis down), is reported failed: it was not made. A room
+// the store no longer has has ended.
+func (rs *roomServer) storeChanges(ctx context.Context, lr *liveRoom) {
+	bucket := ratelimit.NewTokenBucket(rs.s.cfg.ParamRate, rs.s.cfg.ParamBurst)
+	for {
+		var c change
+		select {
+		case c = <-lr.changes:
+		case <-ctx.Done():
+			return
+		}
+		c, ok := paced(rs.s, bucket, lr.changes, c, ctx.Done(), nil)
+		if !ok {
+			return
+		}
+		_, err := rs.store.Update(ctx, lr.code, c.url, c.step)
+		switch {
+		case err == nil, ctx.Err() != nil:
+		case errors.Is(err, room.ErrNotFound):
+			rs.end(lr, errRoomEnded)
+			return
+		default:
+			rs.s.log.Warn("room update", "room", lr.code, "err", err)
+			_ = c.reply(reply{Type: "error", ID: c.id, Error: "the room's store is unavailable, and this change was not made; try again shortly"})
 		}
 	}
 }
@@ -387,10 +619,11 @@ func (rs *roomServer) becamePresenter(lr *liveRoom) {
 	rs.mu.Lock()
 	lr.followers--
 	rs.mu.Unlock()
-	rs.countFollowers(lr)
+	rs.recount(lr)
 }
 
-// leave removes a participant, and the room's driver with the last.
+// leave removes a participant, and the room's loops with the last, recording that this
+// server has no more followers in the room.
 func (rs *roomServer) leave(lr *liveRoom, presenter bool) {
 	rs.mu.Lock()
 	lr.members--
@@ -398,41 +631,64 @@ func (rs *roomServer) leave(lr *liveRoom, presenter bool) {
 		lr.followers--
 	}
 	last := lr.members == 0
-	if last {
+	if last && rs.rooms[lr.code] == lr {
 		delete(rs.rooms, lr.code)
 	}
 	rs.mu.Unlock()
-	rs.countFollowers(lr)
-	if last {
-		lr.cancel()
+	if !last {
+		rs.recount(lr)
+		return
+	}
+	lr.cancel(errRoomLeft)
+	<-lr.counted // no older count can overwrite the last
+	if lr.ctx.Err() != nil && !errors.Is(context.Cause(lr.ctx), errRoomLeft) {
+		return // the room has ended: nothing to record
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	defer cancel()
+	if err := rs.store.SetFollowers(ctx, lr.code, rs.replica, 0); err != nil && !errors.Is(err, room.ErrNotFound) {
+		rs.s.log.Warn("room followers", "room", lr.code, "err", err)
 	}
 }
 
+// recount asks for this server's followers of lr to be recorded.
+func (rs *roomServer) recount(lr *liveRoom) { offerNewest(lr.counts, struct{}{}) }
+
 // countFollowers records this server's followers of lr in the store, which tells every
-// server's watchers.
-func (rs *roomServer) countFollowers(lr *liveRoom) {
-	rs.mu.Lock()
-	n := lr.followers
-	rs.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := rs.store.SetFollowers(ctx, lr.code, rs.replica, n); err != nil && !errors.Is(err, room.ErrNotFound) {
-		rs.s.log.Warn("room followers", "room", lr.code, "err", err)
+// server's watchers, each time they change (the newest count first), off the participants'
+// goroutines.
+func (rs *roomServer) countFollowers(ctx context.Context, lr *liveRoom) {
+	defer close(lr.counted)
+	for {
+		select {
+		case <-lr.counts:
+		case <-ctx.Done():
+			return
+		}
+		rs.mu.Lock()
+		n := lr.followers
+		rs.mu.Unlock()
+		sctx, cancel := context.WithTimeout(ctx, storeTimeout)
+		err := rs.store.SetFollowers(sctx, lr.code, rs.replica, n)
+		cancel()
+		if err != nil && ctx.Err() == nil && !errors.Is(err, room.ErrNotFound) {
+			rs.s.log.Warn("room followers", "room", lr.code, "err", err)
+		}
 	}
 }
 
 // qr serves /join/{code}/qr.svg: the absolute join link as a QR code for the projector.
 func (rs *roomServer) qr(w http.ResponseWriter, r *http.Request) {
-	rm, err := rs.lookup(r.Context(), chi.URLParam(r, "code"))
+	rm, err := rs.lookup(r)
 	if err != nil {
 		rs.s.writeError(w, r, err)
 		return
 	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
+	link, err := joinLink(r, rm.Code)
+	if err != nil {
+		rs.s.writeError(w, r, err)
+		return
 	}
-	link := (&url.URL{Scheme: scheme, Host: r.Host, Path: "/join/" + rm.Code}).String()
 	svg, err := qrSVG(link)
 	if err != nil {
 		rs.s.writeError(w, r, err)
@@ -441,4 +697,26 @@ func (rs *roomServer) qr(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "image/svg+xml")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Write(svg)
+}
+
+// joinLink returns the absolute join link of a room for its QR code, on the host the request
+// names. The Host header has passed checkHost (an allowed name, or an address), but its port
+// has not: a port that is not one, or a name longer than DNS allows, is refused (400) rather
+// than encoded — the QR code is what a class will scan.
+func joinLink(r *http.Request, code string) (string, error) {
+	host, port := r.Host, ""
+	if h, p, err := net.SplitHostPort(r.Host); err == nil {
+		host, port = h, p
+	}
+	if n, err := strconv.ParseUint(port, 10, 16); port != "" && (err != nil || n == 0) {
+		return "", &param.Error{Param: "Host", Msg: fmt.Sprintf("the Host header's port %q is not a port number (1 to 65535)", clip(port))}
+	}
+	if len(host) > 253 {
+		return "", &param.Error{Param: "Host", Msg: fmt.Sprintf("the Host header's name is %d bytes long; names are at most 253", len(host))}
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return (&url.URL{Scheme: scheme, Host: r.Host, Path: "/join/" + code}).String(), nil
 }

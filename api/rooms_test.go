@@ -277,7 +277,7 @@ func TestRoomErrors(t *testing.T) {
 	}
 	for _, tc := range []struct{ ct, body, param, want string }{
 		{"text/plain", `{"url": "/backoff"}`, "url", "Content-Type application/json"},
-		{"application/json", `{"url": "/backoff", "x": 1}`, "url", "unknown field"},
+		{"application/json", `{"url": "/backoff", "x": 1}`, "url", "unknown object member"},
 		{"application/json", `not json`, "url", "the body must be"},
 		{"application/json", `{"url": "/nosuchlab"}`, "url", "no lab at"},
 		{"application/json", `{"url": "/backoff?clients=0"}`, "clients", "clients must be between 1 and 1000"},
@@ -305,7 +305,7 @@ func TestRoomErrors(t *testing.T) {
 func TestRoomAcrossReplicas(t *testing.T) {
 	url := roomtest.MustStartRedis(t)
 	open := func(replica string) *Server {
-		store, err := room.NewRedis(context.Background(), url)
+		store, err := room.NewRedis(context.Background(), url, room.Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -54,6 +54,9 @@ type Config struct {
 	// names this server among the replicas sharing it (default: random).
 	Rooms   room.Store
 	Replica string
+	// RoomCheck is how often a server checks that the store still has each room it has
+	// participants in, and keeps it alive (default 5s).
+	RoomCheck time.Duration
 
 	// Metrics receives the server's metrics and /metrics serves them; default: NewMetrics of
 	// a new registry. Pass the same Metrics' ObserveRun to the hub's Config.Observe.
@@ -118,7 +121,10 @@ func New(cfg Config) *Server {
 		panic("api: reading the embedded static files: " + err.Error()) // a broken build
 	}
 	if cfg.Rooms == nil {
-		cfg.Rooms = room.NewMemory()
+		cfg.Rooms = room.NewMemory(room.Limits{})
+	}
+	if cfg.RoomCheck <= 0 {
+		cfg.RoomCheck = 5 * time.Second
 	}
 	if cfg.Replica == "" {
 		cfg.Replica = room.NewKey()[:12]
@@ -268,7 +274,7 @@ func (s *Server) finalResult(w http.ResponseWriter, r *http.Request) (*lab.Lab, 
 		s.writeError(w, r, err)
 		return nil, nil, false
 	}
-	res, err := s.cfg.Hub.Result(r.Context(), l, v)
+	res, err := s.cfg.Hub.ResultFor(r.Context(), clientOf(r), l, v)
 	if err != nil {
 		s.countRejection(err)
 		s.writeError(w, r, err)

@@ -76,11 +76,14 @@ func quoted(types []string) string {
 
 // clip shortens s to about 40 bytes, cutting at a rune boundary: it may become a close
 // reason, which must be valid UTF-8.
-func clip(s string) string {
-	if len(s) <= 40 {
+func clip(s string) string { return clipTo(s, 40) }
+
+// clipTo shortens s to about n bytes, cutting at a rune boundary.
+func clipTo(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	i := 40
+	i := n
 	for i > 0 && !utf8.RuneStart(s[i]) {
 		i--
 	}
@@ -138,6 +141,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	ws := &wsConn{s: s, c: c, ctx: ctx}
 	d := s.newDriver(ctx, l, ws.writeJSON)
 	d.idle = s.cfg.IdleTimeout
+	d.client = clientOf(r)
 	defer ws.recoverPanic(l.Name)
 	go ws.read(cancel, func(b []byte) error {
 		m, err := decodeMessage(b)
@@ -242,6 +246,7 @@ type driver struct {
 	latest chan request // the newest unserved request; older ones are dropped
 	out    func(reply) error
 	idle   time.Duration // with no request for this long, serve ends (0: never)
+	client string        // whom its runs are for (see package hub's "Fair slots")
 }
 
 func (s *Server) newDriver(ctx context.Context, l *lab.Lab, out func(reply) error) *driver {
@@ -250,12 +255,40 @@ func (s *Server) newDriver(ctx context.Context, l *lab.Lab, out func(reply) erro
 
 // offer hands the driver a request, replacing one it has not taken yet: only the newest
 // matters.
-func (d *driver) offer(m request) {
-	select {
-	case <-d.latest:
-	default:
+func (d *driver) offer(m request) { offerNewest(d.latest, m) }
+
+// offerNewest puts v in the one-place mailbox c, replacing a value not taken yet: only the
+// newest matters. It never blocks, however many offer at once.
+func offerNewest[T any](c chan T, v T) {
+	for {
+		select {
+		case c <- v:
+			return
+		default:
+		}
+		select {
+		case <-c:
+		default:
+		}
 	}
-	d.latest <- m
+}
+
+// paced waits until bucket has a token for v, taking any newer value from latest meanwhile
+// (only the newest matters), takes the token and returns the newest value. It returns false if
+// done or stop closes first.
+func paced[T any](s *Server, bucket *ratelimit.TokenBucket, latest <-chan T, v T, done, stop <-chan struct{}) (T, bool) {
+	for !bucket.AllowN(time.Now(), 1) {
+		s.metrics.rejected.WithLabelValues("rate_limited").Inc()
+		select {
+		case v = <-latest:
+		case <-time.After(bucket.Delay(time.Now())):
+		case <-done:
+			return v, false
+		case <-stop:
+			return v, false
+		}
+	}
+	return v, true
 }
 
 // serve is the driver's main loop. It returns the close code and reason of a stream.
@@ -293,16 +326,12 @@ func (d *driver) serve() (websocket.StatusCode, string) {
 		}
 		have = false
 		// Pace parameter changes: wait for a token, taking any newer request meanwhile.
-		for !bucket.AllowN(time.Now(), 1) {
-			s.metrics.rejected.WithLabelValues("rate_limited").Inc()
-			select {
-			case req = <-d.latest:
-			case <-time.After(bucket.Delay(time.Now())):
-			case <-d.ctx.Done():
+		var ok bool
+		if req, ok = paced(s, bucket, d.latest, req, d.ctx.Done(), s.stop); !ok {
+			if d.ctx.Err() != nil {
 				return websocket.StatusNormalClosure, ""
-			case <-s.stop:
-				return websocket.StatusGoingAway, "server restarting; reconnect"
 			}
+			return websocket.StatusGoingAway, "server restarting; reconnect"
 		}
 		next, err := d.run(req, &busyTry, jitter)
 		if err != nil {
@@ -339,7 +368,7 @@ func (d *driver) run(req request, busyTry *int, jitter *rand.Rand) (*request, er
 		if s.draining.Load() {
 			return nil, errDrained
 		}
-		sub, err = s.cfg.Hub.Subscribe(l, v)
+		sub, err = s.cfg.Hub.SubscribeFor(d.client, l, v)
 		if err == nil {
 			*busyTry = 0
 			break

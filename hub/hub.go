@@ -5,11 +5,25 @@
 // result.
 //
 // The hub bounds the work of the whole server: at most MaxRuns runs at once, each within the
-// work budget checked before it starts. A subscription that finds every slot taken fails at
+// work budget checked before it starts. A subscription that finds no slot it may take fails at
 // once with [ErrBusy] rather than joining a queue. When its last viewer leaves, a run is
 // cancelled and its slot is free at once — a viewer dragging a slider supersedes its own runs
 // many times a second and must never wait for them. While draining (lame duck), the hub starts
 // no new run.
+//
+// # Fair slots
+//
+// A new run is owned by the client that starts it ([Hub.SubscribeFor]; the API names a client
+// by its remote address, a room by its code); viewers joining a run in flight or a cached
+// result take no slot. One client may not hold every slot: with Config.Share slots (default a
+// quarter of MaxRuns, none below four slots), a client holding fewer than Share runs may take
+// any free slot, but one holding Share or more may take another only while Share slots stay
+// free after it. So however many heavy runs one client asks for at once — over many
+// connections; one connection holds one run at a time — it holds at most MaxRuns−Share
+// slots, and the next client's scenario finds a free slot at once instead of waiting for a
+// heavy run to end; yet a client alone on the server may use every slot but Share. Runs asked
+// for on behalf of no client (the empty name: the CLI, tests, requests not over IP) are
+// admitted whenever a slot is free.
 //
 // # Fairness
 //
@@ -51,7 +65,11 @@ var (
 
 // Config sizes a Hub.
 type Config struct {
-	MaxRuns   int           // runs at once; at least 1
+	MaxRuns int // runs at once; at least 1
+	// Share is the slots one client may hold whatever the others do, and the slots kept free
+	// for others once it holds more (see "Fair slots"); default MaxRuns/4. Negative: no
+	// fairness, any client may take every slot.
+	Share     int
 	CPUs      int           // quanta of computing at once; default GOMAXPROCS
 	MaxRunCPU time.Duration // computing time one run may use; 0 means no limit
 	Budget    int64         // simulated events one run may need; 0 means no limit
@@ -66,13 +84,14 @@ type Config struct {
 
 // Hub shares runs among viewers. The zero value is not usable; use New.
 type Hub struct {
-	cfg   Config
-	slots chan struct{}
-	cpus  *cpus
+	cfg  Config
+	cpus *cpus
 
 	mu       sync.Mutex
 	runs     map[string]*run          // runs viewers may join, by key
 	active   int                      // runs whose goroutine has not ended, joinable or cancelled
+	slots    int                      // slots taken
+	held     map[string]int           // slots taken by each named client
 	cache    map[string]*list.Element // of *entry
 	lru      *list.List
 	draining bool
@@ -89,7 +108,8 @@ type run struct {
 	state  lab.Update // the fold of every update so far
 	subs   map[*Sub]struct{}
 	cancel context.CancelFunc
-	slot   bool // holds a slot
+	slot   bool   // holds a slot
+	client string // who started it
 }
 
 // New returns a hub.
@@ -100,10 +120,13 @@ func New(cfg Config) *Hub {
 	if cfg.CPUs < 1 {
 		cfg.CPUs = runtime.GOMAXPROCS(0)
 	}
+	if cfg.Share == 0 {
+		cfg.Share = cfg.MaxRuns / 4
+	}
 	h := &Hub{
 		cfg:   cfg,
 		cpus:  newCPUs(cfg.CPUs),
-		slots: make(chan struct{}, cfg.MaxRuns),
+		held:  map[string]int{},
 		runs:  map[string]*run{},
 		cache: map[string]*list.Element{},
 		lru:   list.New(),
@@ -112,14 +135,25 @@ func New(cfg Config) *Hub {
 	return h
 }
 
+// CheckBudget returns the *param.Error a subscription to scenario v of l would fail with for
+// being over the hub's work budget, or nil: for those who accept a scenario now to run it
+// later (a room).
+func (h *Hub) CheckBudget(l *lab.Lab, v param.Values) error { return l.CheckBudget(v, h.cfg.Budget) }
+
 // Key returns the key a scenario is shared and cached under.
 func Key(l *lab.Lab, v param.Values) string { return l.URL(v) }
 
-// Subscribe returns a subscription to scenario v of l: a cached result, the run in flight, or a
-// new run. It fails with a *param.Error when the scenario is over budget, ErrBusy when no slot
-// is free, or ErrDraining.
+// Subscribe returns a subscription to scenario v of l on behalf of no client in particular:
+// SubscribeFor with the empty client.
 func (h *Hub) Subscribe(l *lab.Lab, v param.Values) (*Sub, error) {
-	if err := l.CheckBudget(v, h.cfg.Budget); err != nil {
+	return h.SubscribeFor("", l, v)
+}
+
+// SubscribeFor returns a subscription to scenario v of l: a cached result, the run in flight,
+// or a new run owned by client (see "Fair slots"). It fails with a *param.Error when the
+// scenario is over budget, ErrBusy when no slot is free for client, or ErrDraining.
+func (h *Hub) SubscribeFor(client string, l *lab.Lab, v param.Values) (*Sub, error) {
+	if err := h.CheckBudget(l, v); err != nil {
 		return nil, err
 	}
 	key := Key(l, v)
@@ -145,14 +179,16 @@ func (h *Hub) Subscribe(l *lab.Lab, v param.Values) (*Sub, error) {
 	if h.draining {
 		return nil, ErrDraining
 	}
-	select {
-	case h.slots <- struct{}{}:
-	default:
+	if !h.admits(client) {
 		return nil, ErrBusy
+	}
+	h.slots++
+	if client != "" {
+		h.held[client]++
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	ctx = engine.WithPacer(ctx, &share{cpus: h.cpus, limit: h.cfg.MaxRunCPU, wall: h.cfg.WallClock})
-	r := &run{key: key, subs: map[*Sub]struct{}{s: {}}, cancel: cancel, slot: true}
+	r := &run{key: key, subs: map[*Sub]struct{}{s: {}}, cancel: cancel, slot: true, client: client}
 	s.run = r
 	h.runs[key] = r
 	h.active++
@@ -197,11 +233,29 @@ func (h *Hub) execute(ctx context.Context, r *run, l *lab.Lab, v param.Values) {
 	}
 }
 
+// admits reports whether client may take a slot now (see "Fair slots"); h.mu is held.
+func (h *Hub) admits(client string) bool {
+	free := h.cfg.MaxRuns - h.slots
+	switch {
+	case free <= 0:
+		return false
+	case client == "" || h.cfg.Share <= 0 || h.held[client] < h.cfg.Share:
+		return true
+	}
+	return free-1 >= h.cfg.Share
+}
+
 // freeSlot gives r's slot back, once; h.mu is held.
 func (h *Hub) freeSlot(r *run) {
-	if r.slot {
-		r.slot = false
-		<-h.slots
+	if !r.slot {
+		return
+	}
+	r.slot = false
+	h.slots--
+	if r.client != "" {
+		if h.held[r.client]--; h.held[r.client] <= 0 {
+			delete(h.held, r.client)
+		}
 	}
 }
 
@@ -372,9 +426,16 @@ func (s *Sub) Close() {
 	}
 }
 
-// Result runs scenario v of l through the hub to completion and returns its whole result.
+// Result runs scenario v of l through the hub to completion and returns its whole result:
+// ResultFor on behalf of no client in particular.
 func (h *Hub) Result(ctx context.Context, l *lab.Lab, v param.Values) (*lab.Result, error) {
-	s, err := h.Subscribe(l, v)
+	return h.ResultFor(ctx, "", l, v)
+}
+
+// ResultFor runs scenario v of l through the hub to completion, as a run of client if it
+// starts one, and returns its whole result.
+func (h *Hub) ResultFor(ctx context.Context, client string, l *lab.Lab, v param.Values) (*lab.Result, error) {
+	s, err := h.SubscribeFor(client, l, v)
 	if err != nil {
 		return nil, err
 	}

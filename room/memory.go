@@ -7,45 +7,108 @@ import (
 )
 
 // Memory is a Store in this process's memory, for a single server. Rooms past their TTL are
-// forgotten as they are looked up.
+// forgotten as they are looked up, and swept away every SweepEvery while the store keeps any,
+// on the clock of package time (a synctest bubble's, in tests).
 type Memory struct {
 	mu       sync.Mutex
 	rooms    map[string]*memRoom
+	owners   map[string]int // live rooms by owner
 	now      func() time.Time
 	ttl      time.Duration
+	limits   Limits
 	watchers map[string]map[chan Room]struct{}
+	sweeper  *time.Timer // armed while rooms are kept
+	closed   bool
 }
 
 type memRoom struct {
 	Room
 	keyHash   string
+	owner     string
 	followers map[string]int
 }
 
-// NewMemory returns an empty in-memory store.
-func NewMemory() *Memory {
-	return &Memory{rooms: map[string]*memRoom{}, watchers: map[string]map[chan Room]struct{}{}, now: time.Now, ttl: TTL}
+// SweepEvery is how often the memory store forgets rooms past their TTL.
+const SweepEvery = TTL / 16
+
+// NewMemory returns an empty in-memory store within limits.
+func NewMemory(limits Limits) *Memory {
+	return &Memory{rooms: map[string]*memRoom{}, owners: map[string]int{}, watchers: map[string]map[chan Room]struct{}{},
+		now: time.Now, ttl: TTL, limits: limits.withDefaults()}
 }
 
 // get returns the live room of code; m.mu is held.
 func (m *Memory) get(code string) (*memRoom, bool) {
 	r, ok := m.rooms[code]
-	if ok && m.now().Sub(r.Active) > m.ttl {
-		delete(m.rooms, code)
+	if ok && m.expired(r, m.now()) {
+		m.remove(code, r)
 		return nil, false
 	}
 	return r, ok
 }
 
+func (m *Memory) expired(r *memRoom, now time.Time) bool { return now.Sub(r.Active) > m.ttl }
+
+// remove forgets a room, ending its watchers; m.mu is held.
+func (m *Memory) remove(code string, r *memRoom) {
+	delete(m.rooms, code)
+	if r.owner != "" {
+		if m.owners[r.owner]--; m.owners[r.owner] <= 0 {
+			delete(m.owners, r.owner)
+		}
+	}
+	for c := range m.watchers[code] {
+		close(c)
+	}
+	delete(m.watchers, code)
+}
+
+// sweep forgets every room past its TTL; m.mu is held.
+func (m *Memory) sweep() {
+	now := m.now()
+	for code, r := range m.rooms {
+		if m.expired(r, now) {
+			m.remove(code, r)
+		}
+	}
+}
+
+// tick is the sweeper's timer: it sweeps, and sweeps again later while rooms are kept.
+func (m *Memory) tick() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.sweep()
+	if len(m.rooms) > 0 && !m.closed {
+		m.sweeper.Reset(SweepEvery)
+	} else {
+		m.sweeper = nil
+	}
+}
+
 // Create stores a new room.
-func (m *Memory) Create(_ context.Context, r Room, keyHash string) error {
+func (m *Memory) Create(_ context.Context, r Room, keyHash, owner string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.get(r.Code); ok {
 		return ErrExists
 	}
+	if len(m.rooms) >= m.limits.Rooms || (owner != "" && m.owners[owner] >= m.limits.PerOwner) {
+		m.sweep() // what counts is live rooms
+	}
+	switch {
+	case len(m.rooms) >= m.limits.Rooms:
+		return ErrFull
+	case owner != "" && m.owners[owner] >= m.limits.PerOwner:
+		return ErrOwnerFull
+	}
 	r.Active = m.now()
-	m.rooms[r.Code] = &memRoom{Room: r, keyHash: keyHash, followers: map[string]int{}}
+	m.rooms[r.Code] = &memRoom{Room: r, keyHash: keyHash, owner: owner, followers: map[string]int{}}
+	if owner != "" {
+		m.owners[owner]++
+	}
+	if m.sweeper == nil && !m.closed {
+		m.sweeper = time.AfterFunc(SweepEvery, m.tick)
+	}
 	return nil
 }
 
@@ -112,6 +175,9 @@ func (m *Memory) Watch(ctx context.Context, code string) (<-chan Room, error) {
 	context.AfterFunc(ctx, func() {
 		m.mu.Lock()
 		defer m.mu.Unlock()
+		if _, ok := m.watchers[code][c]; !ok {
+			return // closed when the room was removed
+		}
 		delete(m.watchers[code], c)
 		if len(m.watchers[code]) == 0 {
 			delete(m.watchers, code)
@@ -168,5 +234,14 @@ func (m *Memory) Followers(_ context.Context, code string) (int, error) {
 	return n, nil
 }
 
-// Close does nothing.
-func (m *Memory) Close() error { return nil }
+// Close stops the sweeper.
+func (m *Memory) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.closed = true
+	if m.sweeper != nil {
+		m.sweeper.Stop()
+		m.sweeper = nil
+	}
+	return nil
+}

@@ -9,7 +9,8 @@
 // of the key is stored. Rooms live in a [Store]: [NewMemory] for one server, [NewRedis] when
 // the playground runs as several replicas behind a load balancer, which then share rooms
 // through Redis (state in a hash, changes on a pub/sub channel). Rooms expire after a period
-// without activity; nothing is written to disk.
+// without activity, and the memory store sweeps them away; a store keeps at most
+// Limits.Rooms rooms, and at most Limits.PerOwner of one client's. Nothing is written to disk.
 package room
 
 import (
@@ -20,6 +21,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -28,7 +30,41 @@ import (
 var (
 	ErrNotFound = errors.New("room: no such room (it has ended or never existed)")
 	ErrExists   = errors.New("room: the code is taken")
+	// ErrFull refuses a new room when the store keeps Limits.Rooms live rooms.
+	ErrFull = errors.New("room: the store keeps as many rooms as it may")
+	// ErrOwnerFull refuses a new room when its owner has Limits.PerOwner live rooms.
+	ErrOwnerFull = errors.New("room: the owner has as many open rooms as it may")
+	// ErrUnavailable is wrapped by the errors of a store that did not answer (Redis down,
+	// stalled past the caller's deadline): the room may exist, and the caller may try again.
+	ErrUnavailable = errors.New("room: the store is unavailable")
 )
+
+// Limits bound the rooms a store keeps, so that no one client — and no flood of clients — can
+// fill the server's memory (or Redis's) with rooms. Zero fields take the defaults.
+type Limits struct {
+	// Rooms is the most live rooms at once, over every server sharing the store: default
+	// 10,000 (about 10 MB in memory).
+	Rooms int
+	// PerOwner is the most live rooms one owner (a client, as the API names it) may have
+	// created: default 20.
+	PerOwner int
+}
+
+// Default limits.
+const (
+	DefaultRooms    = 10_000
+	DefaultPerOwner = 20
+)
+
+func (l Limits) withDefaults() Limits {
+	if l.Rooms <= 0 {
+		l.Rooms = DefaultRooms
+	}
+	if l.PerOwner <= 0 {
+		l.PerOwner = DefaultPerOwner
+	}
+	return l
+}
 
 // Room is a room's shared state.
 type Room struct {
@@ -42,9 +78,10 @@ type Room struct {
 
 // Store keeps rooms and tells servers of their changes.
 type Store interface {
-	// Create stores a new room with the hash of its presenter key (see HashKey); it fails
-	// with ErrExists if the code is taken.
-	Create(ctx context.Context, r Room, keyHash string) error
+	// Create stores a new room with the hash of its presenter key (see HashKey), created by
+	// owner ("" for none). It fails with ErrExists if the code is taken, ErrFull or
+	// ErrOwnerFull at the store's Limits.
+	Create(ctx context.Context, r Room, keyHash, owner string) error
 	// Get returns a room, or ErrNotFound.
 	Get(ctx context.Context, code string) (Room, error)
 	// Present checks a presenter key against the room's, in constant time.
@@ -121,4 +158,34 @@ func HashKey(key string) string {
 // keyMatches compares a key with a stored hash in constant time.
 func keyMatches(key, hash string) bool {
 	return subtle.ConstantTimeCompare([]byte(HashKey(key)), []byte(hash)) == 1
+}
+
+// RedactURL returns a URL for messages and logs, with what may be a secret — the user
+// information before an '@', a password or a user name standing for one — replaced by
+// "xxxxx", whether or not the URL parses.
+func RedactURL(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.User != nil {
+		u.User = url.User("xxxxx")
+		return u.String()
+	}
+	at := strings.LastIndex(raw, "@")
+	if at < 0 {
+		return raw
+	}
+	start := strings.Index(raw, "//")
+	if start < 0 || start > at {
+		start = 0
+	} else {
+		start += 2
+	}
+	return raw[:start] + "xxxxx" + raw[at:]
+}
+
+// withoutURL returns err without the URL a *url.Error quotes (which may hold a password).
+func withoutURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
 }

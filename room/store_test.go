@@ -14,9 +14,9 @@ import (
 // stores returns every Store implementation, each fresh: in memory, and on a real Redis.
 func stores(t *testing.T) map[string]func(t *testing.T) room.Store {
 	return map[string]func(t *testing.T) room.Store{
-		"memory": func(t *testing.T) room.Store { return room.NewMemory() },
+		"memory": func(t *testing.T) room.Store { return room.NewMemory(room.Limits{}) },
 		"redis": func(t *testing.T) room.Store {
-			s, err := room.NewRedis(context.Background(), roomtest.MustStartRedis(t))
+			s, err := room.NewRedis(context.Background(), roomtest.MustStartRedis(t), room.Limits{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -35,10 +35,10 @@ func TestStore(t *testing.T) {
 			s := open(t)
 			key := room.NewKey()
 			r := room.Room{Code: "ABC234", Lab: "backoff", URL: "/backoff?clients=50"}
-			if err := s.Create(ctx, r, room.HashKey(key)); err != nil {
+			if err := s.Create(ctx, r, room.HashKey(key), ""); err != nil {
 				t.Fatal(err)
 			}
-			if err := s.Create(ctx, r, room.HashKey(key)); !errors.Is(err, room.ErrExists) {
+			if err := s.Create(ctx, r, room.HashKey(key), ""); !errors.Is(err, room.ErrExists) {
 				t.Errorf("second Create = %v, want ErrExists", err)
 			}
 			got, err := s.Get(ctx, "ABC234")
@@ -141,9 +141,9 @@ func TestCodes(t *testing.T) {
 func TestMemoryExpires(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
-		s := room.NewMemory()
+		s := room.NewMemory(room.Limits{})
 		for _, code := range []string{"AAAAAA", "BBBBBB"} {
-			if err := s.Create(ctx, room.Room{Code: code, Lab: "backoff", URL: "/backoff"}, room.HashKey("k")); err != nil {
+			if err := s.Create(ctx, room.Room{Code: code, Lab: "backoff", URL: "/backoff"}, room.HashKey("k"), ""); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -1,7 +1,8 @@
 // Command playground serves the Resilience Playground, or runs one scenario from the command
 // line.
 //
-//	playground [serve] [-addr localhost:8080] [-max-runs N] [-max-run-cpu 10s] [-budget N] [-drain 20s] [-allow-host name]... [-allow-origin host]...
+//	playground [serve] [-addr localhost:8080] [-max-runs N] [-share N] [-max-run-cpu 10s] [-budget N] [-drain 20s]
+//	                   [-allow-host name]... [-allow-origin host]... [-redis URL] [-max-rooms N] [-client-rooms N]
 //	playground run [-format json|csv] URL
 //	playground help
 //
@@ -94,10 +95,14 @@ func serve(args []string, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "localhost:8080", "address to listen on")
 	maxRuns := fs.Int("max-runs", 4*runtime.NumCPU(), "runs at once (their computing shares the CPUs fairly)")
+	share := fs.Int("share", 0, "runs one client (remote address) may hold whatever others do; beyond it, it takes a slot only while this many stay free for others (default max-runs/4; -1: off)")
 	budget := fs.Int64("budget", api.DefaultBudget, "most simulated events per run (as its lab estimates them)")
 	maxRunCPU := fs.Duration("max-run-cpu", api.DefaultMaxRunCPU, "most computing time per run before it is stopped")
 	drain := fs.Duration("drain", 20*time.Second, "on SIGTERM, how long runs in flight may finish")
-	redisURL := fs.String("redis", os.Getenv("REDIS_URL"), "Redis URL (redis://host:port/db) keeping rooms shared by every replica; default $REDIS_URL, or rooms in this process's memory")
+	// The default is not $REDIS_URL itself: -h prints defaults, and the URL may hold a password.
+	redisURL := fs.String("redis", "", "Redis URL (redis://host:port/db) keeping rooms shared by every replica; default $REDIS_URL, or rooms in this process's memory")
+	maxRooms := fs.Int("max-rooms", room.DefaultRooms, "most live rooms at once (over every replica sharing -redis)")
+	clientRooms := fs.Int("client-rooms", room.DefaultPerOwner, "most live rooms one client (remote address) may have opened")
 	var hosts, allow names
 	fs.Var(&hosts, "allow-host", "host name (or pattern such as *.example.com) the server answers to besides localhost and IP addresses (repeatable)")
 	fs.Var(&allow, "allow-origin", "host pattern of another origin whose pages may open streams (repeatable)")
@@ -108,22 +113,29 @@ func serve(args []string, stderr io.Writer) int {
 		return 2
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
+	room.LogRedisTo(log)
 
+	if *redisURL == "" {
+		*redisURL = os.Getenv("REDIS_URL")
+	}
+	limits := room.Limits{Rooms: *maxRooms, PerOwner: *clientRooms}
 	var rooms room.Store
 	if *redisURL != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		r, err := room.NewRedis(ctx, *redisURL)
+		r, err := room.NewRedis(ctx, *redisURL, limits)
 		cancel()
 		if err != nil {
-			fmt.Fprintf(stderr, "playground: -redis: %v\n", err)
+			fmt.Fprintf(stderr, "playground: -redis: %v\n", err) // NewRedis's errors never quote a password
 			return 1
 		}
-		defer r.Close()
 		rooms = r
+	} else {
+		rooms = room.NewMemory(limits)
 	}
+	defer rooms.Close()
 
 	metrics := api.NewMetrics(prometheus.NewRegistry())
-	h := hub.New(hub.Config{MaxRuns: *maxRuns, Budget: *budget, MaxRunCPU: *maxRunCPU, CacheSize: 512, Observe: metrics.ObserveRun})
+	h := hub.New(hub.Config{MaxRuns: *maxRuns, Share: *share, Budget: *budget, MaxRunCPU: *maxRunCPU, CacheSize: 512, Observe: metrics.ObserveRun})
 	srv := api.New(api.Config{Labs: registry(), Hub: h, Log: log, AllowedHosts: hosts, AllowedOrigins: allow, Metrics: metrics, Rooms: rooms})
 	hs := &http.Server{
 		Handler:           srv,

@@ -1,13 +1,19 @@
 // The address's fragment holds what belongs to this page and no request: a presenter's key
 // (key=…) and a tour's step (tour=name/n), written "#key=…&tour=jitter/2". Browsers send the
 // fragment to no server and in no Referer.
+// An entry that does not decode ("#%", "#key=%ZZ": a link cut or typed wrong) is left out, as
+// if absent: the page draws on, and a presenter's page with a broken key follows.
 export function readFragment() {
   const out = {};
   for (const part of location.hash.replace(/^#/, "").split("&")) {
     if (!part) continue;
     const i = part.indexOf("=");
-    const k = decodeURIComponent(i < 0 ? part : part.slice(0, i));
-    out[k] = i < 0 ? "" : decodeURIComponent(part.slice(i + 1));
+    try {
+      const k = decodeURIComponent(i < 0 ? part : part.slice(0, i));
+      out[k] = i < 0 ? "" : decodeURIComponent(part.slice(i + 1));
+    } catch {
+      // URIError: a malformed escape
+    }
   }
   return out;
 }

@@ -1,0 +1,159 @@
+package hub_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"testing/synctest"
+
+	"github.com/resilience-playground/playground/hub"
+	"github.com/resilience-playground/playground/lab/labtest"
+)
+
+// heavy is the query of the i-th heavy scenario of a test: a gated run never stepped, so it
+// holds its slot until its viewer leaves — as a run of many seconds does.
+func heavy(i int) string { return fmt.Sprintf("n=%d&steps=1000", 1000+i) }
+
+// subscribeAll asks for scenarios qs on behalf of client, as many connections at once would,
+// and returns the subscriptions granted (closed at cleanup) and how many were refused busy.
+func subscribeAll(tb testing.TB, h *hub.Hub, g *labtest.Gated, client string, qs ...string) (held []*hub.Sub, busy int) {
+	tb.Helper()
+	for _, q := range qs {
+		s, err := h.SubscribeFor(client, g.Lab, values(tb, g.Lab, q))
+		switch {
+		case errors.Is(err, hub.ErrBusy):
+			busy++
+		case err != nil:
+			tb.Fatalf("%s asking for %s: %v", client, q, err)
+		default:
+			tb.Cleanup(s.Close)
+			held = append(held, s)
+		}
+	}
+	return held, busy
+}
+
+// TestOneClientCannotTakeEverySlot: eight heavy runs asked for at once by one client (eight
+// connections from one address) leave slots free, and a new client's scenario starts and
+// finishes before any heavy run is released.
+func TestOneClientCannotTakeEverySlot(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := labtest.NewGated("fake", true)
+		h := MustOpenHub(t, hub.Config{MaxRuns: 8}) // Share defaults to 2
+		const attacker = "198.51.100.7"
+		var qs []string
+		for i := range 8 {
+			qs = append(qs, heavy(i))
+		}
+		held, busy := subscribeAll(t, h, g, attacker, qs...)
+		if len(held) != 6 || busy != 2 {
+			t.Fatalf("one client asking for 8 runs of 8 slots got %d (%d busy), want 6: two slots are kept for others", len(held), busy)
+		}
+		// Asking again and again changes nothing while its runs go on.
+		for i := range 20 {
+			if _, busy := subscribeAll(t, h, g, attacker, heavy(100+i)); busy != 1 {
+				t.Fatalf("the client's retry %d was admitted beyond its share", i)
+			}
+		}
+
+		// A new client's scenario starts at once and runs to its end while all six heavy
+		// runs still hold their slots.
+		newcomer, busy := subscribeAll(t, h, g, "203.0.113.9", "n=1&steps=3")
+		if busy != 0 {
+			t.Fatal("a new client was told busy while one client held 6 of 8 slots")
+		}
+		step(t, g, "n=1&steps=3", 3)
+		if r, err := readAll(t, g.Lab, "n=1&steps=3", newcomer[0]); err != nil || points(r) != 3 {
+			t.Fatalf("the new client's run: %d points, %v", points(r), err)
+		}
+		synctest.Wait()
+		if n := h.Running(); n != 6 {
+			t.Fatalf("%d runs in flight after the new client's finished, want the 6 heavy ones still held", n)
+		}
+
+		// Two newcomers at once both start; a third finds the server full (capacity, not
+		// unfairness), and the slot a newcomer frees goes to the next newcomer, not back to
+		// the client holding more than its share.
+		second, _ := subscribeAll(t, h, g, "203.0.113.10", "n=2")
+		third, _ := subscribeAll(t, h, g, "203.0.113.11", "n=3")
+		if len(second) != 1 || len(third) != 1 {
+			t.Fatalf("two newcomers beside the heavy client: %d and %d started, want both", len(second), len(third))
+		}
+		if _, busy := subscribeAll(t, h, g, "203.0.113.12", "n=4"); busy != 1 {
+			t.Fatal("a ninth run was admitted on eight slots")
+		}
+		second[0].Close()
+		if _, busy := subscribeAll(t, h, g, attacker, heavy(200)); busy != 1 {
+			t.Error("the client holding 6 of 8 slots took the slot a newcomer freed")
+		}
+		if _, busy := subscribeAll(t, h, g, "203.0.113.12", "n=4"); busy != 0 {
+			t.Error("a newcomer was refused the slot another freed")
+		}
+
+		// Its runs ending, the heavy client gets slots again, up to its share at least.
+		for _, s := range held {
+			s.Close()
+		}
+		var again []string
+		for i := range 6 {
+			again = append(again, heavy(300+i))
+		}
+		if held, _ := subscribeAll(t, h, g, attacker, again...); len(held) != 4 {
+			t.Errorf("with 2 of 8 slots taken by others, the client got %d of 6 runs, want 4 (2 stay free)", len(held))
+		}
+	})
+}
+
+// TestFairSlotsWorkConserving: alone, a client may use every slot but the share kept for
+// others; on small hubs (fewer than four slots) and for runs of no named client, nothing is
+// kept back; a negative Share turns fairness off.
+func TestFairSlotsWorkConserving(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		cfg           hub.Config
+		client        string
+		asked, wanted int
+	}{
+		{"eight slots", hub.Config{MaxRuns: 8}, "a", 8, 6},
+		{"share of three", hub.Config{MaxRuns: 8, Share: 3}, "a", 8, 5},
+		{"fairness off", hub.Config{MaxRuns: 8, Share: -1}, "a", 8, 8},
+		{"two slots", hub.Config{MaxRuns: 2}, "a", 2, 2},
+		{"four slots", hub.Config{MaxRuns: 4}, "a", 4, 3},
+		{"no client", hub.Config{MaxRuns: 8}, "", 8, 8},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				g := labtest.NewGated("fake", true)
+				h := MustOpenHub(t, tc.cfg)
+				var qs []string
+				for i := range tc.asked {
+					qs = append(qs, heavy(i))
+				}
+				if held, _ := subscribeAll(t, h, g, tc.client, qs...); len(held) != tc.wanted {
+					t.Errorf("%d of %d runs admitted, want %d", len(held), tc.asked, tc.wanted)
+				}
+			})
+		})
+	}
+}
+
+// TestJoiningTakesNoSlot: viewers joining a run in flight are not charged for it, whoever they
+// are, and a run keeps counting against the client that started it.
+func TestJoiningTakesNoSlot(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := labtest.NewGated("fake", true)
+		h := MustOpenHub(t, hub.Config{MaxRuns: 4}) // Share 1
+		subscribeAll(t, h, g, "a", heavy(0), heavy(1), heavy(2))
+		if _, busy := subscribeAll(t, h, g, "b", heavy(0), heavy(1), heavy(2)); busy != 0 {
+			t.Fatal("joining runs in flight was refused")
+		}
+		if held, _ := subscribeAll(t, h, g, "b", heavy(3)); len(held) != 1 {
+			t.Fatal("b, holding no run of its own, was refused the last slot")
+		}
+		ctx := context.Background()
+		if _, err := h.ResultFor(ctx, "c", g.Lab, values(t, g.Lab, "n=9")); !errors.Is(err, hub.ErrBusy) {
+			t.Errorf("ResultFor on a full hub: %v, want ErrBusy", err)
+		}
+	})
+}

@@ -1,0 +1,13 @@
+package room
+
+import "time"
+
+// Held returns how many rooms the store holds, expired or not: what its memory keeps.
+func (m *Memory) Held() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.rooms)
+}
+
+// SetTTL sets how long the store's rooms live without activity.
+func (s *Redis) SetTTL(d time.Duration) { s.ttl = d }

@@ -1,0 +1,7 @@
+//go:build !unix
+
+package roomtest
+
+import "os"
+
+func wake(*os.Process) {}
