@@ -218,7 +218,16 @@ func Attack(ctx context.Context, cfg AttackConfig) (*AttackReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &attack{cfg: cfg, t: tg}
+	a := &attack{cfg: cfg, t: tg, sources: map[string]*target{}}
+	// Each pattern, and the default viewer, comes from an address of its own when the server
+	// is on an IPv4 loopback address (all of 127.0.0.0/8 reaches it): the server's fair slots
+	// and rate limits are per address, and an attacker is not its victim.
+	if ip := net.ParseIP(tg.base.Hostname()).To4(); ip != nil && ip.IsLoopback() {
+		a.sources[viewerSource] = tg.from(net.IPv4(127, 0, 0, 2))
+		for i, p := range allPatterns {
+			a.sources[p.Name] = tg.from(net.IPv4(127, 0, 0, byte(10+i)))
+		}
+	}
 	a.seed.Store(int64(1+rand.IntN(1<<20)) << 30) // fresh seeds: a random base, then counting
 	for _, p := range allPatterns {
 		if len(cfg.Patterns) == 0 || slices.Contains(cfg.Patterns, p.Name) {
@@ -232,6 +241,7 @@ func Attack(ctx context.Context, cfg AttackConfig) (*AttackReport, error) {
 type attack struct {
 	cfg      AttackConfig
 	t        *target
+	sources  map[string]*target // by pattern name, and viewerSource: each its own address
 	patterns []pattern
 	seed     atomic.Int64
 
@@ -239,6 +249,18 @@ type attack struct {
 	proto    int64
 	samples  []string
 	bySource map[string]int
+}
+
+// viewerSource names the default viewer's address among an attack's sources.
+const viewerSource = "default viewer"
+
+// on is the target that pattern (or viewerSource) name reaches the server through: from an
+// address of its own where the server's address allows it.
+func (a *attack) on(name string) *target {
+	if t, ok := a.sources[name]; ok {
+		return t
+	}
+	return a.t
 }
 
 // target is the URL of pattern p.
@@ -503,7 +525,7 @@ func (a *attack) visits(ctx context.Context) VisitReport {
 	var r VisitReport
 	var first, done []time.Duration
 	for ctx.Err() == nil {
-		c, err := a.t.dial(ctx, labStream(lab))
+		c, err := a.on(viewerSource).dial(ctx, labStream(lab))
 		var se *statusError
 		switch {
 		case ctx.Err() != nil:
@@ -662,7 +684,7 @@ func (a *attack) get(ctx context.Context, o *outcomes, path func() string, ok ..
 	a.loops(ctx, func() {
 		p := path()
 		o.addSent()
-		ans, err := a.t.do(ctx, http.MethodGet, p, nil, 0, 4<<10)
+		ans, err := a.on(o.name).do(ctx, http.MethodGet, p, nil, 0, 4<<10)
 		a.answered(ctx, o, "GET "+p, ans, err, ok...)
 	})
 }
@@ -692,7 +714,7 @@ func memory(ctx context.Context, a *attack, o *outcomes, u string) {
 			wg.Go(func() {
 				p := a.withSeed(u)
 				o.addSent()
-				ans, err := a.t.do(ctx, http.MethodGet, p, nil, 0, 4<<10)
+				ans, err := a.on(o.name).do(ctx, http.MethodGet, p, nil, 0, 4<<10)
 				a.answered(ctx, o, "GET "+p, ans, err, runAnswers...)
 			})
 		}
@@ -703,7 +725,7 @@ func memory(ctx context.Context, a *attack, o *outcomes, u string) {
 func rooms(ctx context.Context, a *attack, o *outcomes, u string) {
 	a.loops(ctx, func() {
 		o.addSent()
-		ans, err := a.t.do(ctx, http.MethodPost, "/api/v1/rooms", map[string]string{"url": u}, 0, 4<<10)
+		ans, err := a.on(o.name).do(ctx, http.MethodPost, "/api/v1/rooms", map[string]string{"url": u}, 0, 4<<10)
 		a.answered(ctx, o, "POST /api/v1/rooms", ans, err, http.StatusCreated, http.StatusTooManyRequests, http.StatusServiceUnavailable)
 	})
 }
@@ -752,7 +774,7 @@ func (o *outcomes) visited(v visitResult) {
 // dialUnder dials path, tallying a refusal with a status (429, 503) as an answer; other
 // failures are protocol errors. It waits a little after a failure.
 func (a *attack) dialUnder(ctx context.Context, o *outcomes, path string) (*websocket.Conn, bool) {
-	c, err := a.t.dial(ctx, path)
+	c, err := a.on(o.name).dial(ctx, path)
 	if err == nil {
 		return c, true
 	}
@@ -793,7 +815,7 @@ func (a *attack) ended(ctx context.Context, o *outcomes, what string, err error)
 // as its socket takes them, each a new seed; the followers and the presenter read everything
 // sent to them.
 func flood(ctx context.Context, a *attack, o *outcomes, u string) {
-	rm, err := a.t.createRoom(ctx, u)
+	rm, err := a.on(o.name).createRoom(ctx, u)
 	for err != nil { // the rooms pattern may leave none to create for a while: try again
 		if ctx.Err() != nil {
 			return
@@ -808,7 +830,7 @@ func flood(ctx context.Context, a *attack, o *outcomes, u string) {
 		case <-ctx.Done():
 		case <-time.After(100 * time.Millisecond):
 		}
-		rm, err = a.t.createRoom(ctx, u)
+		rm, err = a.on(o.name).createRoom(ctx, u)
 	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -843,7 +865,7 @@ func flood(ctx context.Context, a *attack, o *outcomes, u string) {
 		if !ok {
 			continue
 		}
-		if err := a.t.present(ctx, c, rm); err != nil {
+		if err := a.on(o.name).present(ctx, c, rm); err != nil {
 			c.CloseNow()
 			if ctx.Err() == nil {
 				a.protocol(o.name, "%v", err)

@@ -120,6 +120,15 @@ func newTarget(s Server, conns int) (*target, error) {
 	}}, nil
 }
 
+// from is t with connections made from local address ip.
+func (t *target) from(ip net.IP) *target {
+	tr := t.client.Transport.(*http.Transport).Clone()
+	tr.DialContext = (&net.Dialer{Timeout: t.Timeout, KeepAlive: 30 * time.Second, LocalAddr: &net.TCPAddr{IP: ip}}).DialContext
+	c := *t.client
+	c.Transport = tr
+	return &target{Server: t.Server, base: t.base, client: &c}
+}
+
 // url is the server's URL for path, which may carry a query.
 func (t *target) url(path string) string { return t.base.String() + path }
 
