@@ -15,8 +15,9 @@
 //     the book;
 //   - health: a lame-duck backend drains without errors where an abrupt stop fails the
 //     requests it holds; a backend that fails fast sinkholes least-loaded traffic unless recent
-//     errors count as active requests; flow control stops a client sending to a backend with
-//     too many of its requests active.
+//     errors count as active requests, and weighted round robin, which counts the errors a
+//     backend reports against it, sends it less than round robin does; flow control stops a
+//     client sending to a backend with too many of its requests active.
 //
 // The subsetting algorithms are package algorithms/subset and the policies package
 // algorithms/balance; World is the datacenter model that runs them.

@@ -52,7 +52,7 @@ var view = lab.View{
 	},
 	Notes: []string{
 		"The model: clients send Poisson requests whose CPU cost is log-uniform (mean 0.4 s on a machine of speed 1); every backend has eight cores, serves its queue in order (refusing requests when 100 are waiting) and runs at its machine's speed, slowed by up to 20% while an antagonist shares the machine and halved while it warms up after a restart. CPU is utilisation: busy core time over available core time.",
-		"Least-loaded round robin sees only the client's own active requests; weighted round robin uses the utilisation, queries and errors per second each backend reports every second (gRPC's weight formula). A client stops sending to a backend over the flow-control limit; a request with no backend to go to fails.",
+		"Least-loaded round robin sees only the client's own active requests; weighted round robin uses the utilisation, queries and errors per second each backend reports every second (gRPC's weight formula, queries / (utilisation + errors/queries)), and counts errors against a backend even when it uses no CPU, where gRPC would ignore the report: a fail-fast backend's share shrinks second by second. A client stops sending to a backend over the flow-control limit; a request with no backend to go to fails.",
 		"Aperture subsets may be a little larger than the subset size; the policies here ignore the aperture's weights for its two edge backends.",
 		"Wasted CPU, as the chapter defines it, is the sum over backends of the busiest backend's CPU minus each one's, shown as a share of the busiest one's level times the number of backends. Fail-fast backends are left out of the CPU figures.",
 	},
