@@ -35,11 +35,15 @@ var view = lab.View{
 			{Field: "max", Label: "max"},
 			{Field: "sd", Label: "sd", Digits: 2},
 			{Field: "max_over_mean", Label: "max/mean", Digits: 2},
-			{Field: "churn_add_client", Label: "churn: +client"},
-			{Field: "churn_remove_client", Label: "−client"},
-			{Field: "churn_add_backend", Label: "+backend"},
-			{Field: "churn_remove_backend", Label: "−backend"},
-		}, Help: "Churn: connections opened plus closed when one client or backend is added or removed at the end of the list."},
+			{Field: "churn_fail_backend", Label: "churn: a backend fails"},
+			{Field: "churn_add_client", Label: "clients +1"},
+			{Field: "churn_remove_client", Label: "clients −1"},
+			{Field: "churn_add_backend", Label: "backends +1 (resize)"},
+			{Field: "churn_remove_backend", Label: "backends −1 (resize)"},
+		}, Help: "Churn: connections opened plus closed. A backend fails: it stays in the list, and only the clients that had it react — " +
+			"random and rendezvous clients take the next backend of their own order in its place (the chapter: random subsetting copes with restarts and failures), " +
+			"deterministic and aperture clients keep their subsets one backend short. A resize adds or removes the last client or backend of the job, " +
+			"so every client subsets a list of a new length: random and deterministic shuffles then change nearly every subset."},
 		{ID: "rounds", Title: "Deterministic subsetting: the rounds", Key: "rounds", Rows: "list", Bottom: true, Columns: []lab.Column{
 			{Field: "round", Label: "round"},
 			{Field: "list", Label: "shuffled backends, cut into clients' subsets"},
