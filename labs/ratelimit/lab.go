@@ -44,11 +44,14 @@
 // # Results
 //
 // summary.algorithms.<name> (see [AlgorithmSummary]) holds what each
-// algorithm admitted and rejected, how many it over-admitted (admitted
-// although its own admitted requests already filled the exact sliding
-// window ending at that request) and wrongly rejected (refused although
-// that window had room), the most admitted requests in any window of the
-// limit's length, its estimate's mean error against the exact count, its
+// algorithm admitted and rejected, how many it admitted while its own
+// admitted requests already filled the exact sliding window ending at that
+// request (over_admitted: a count of moments, not an excess) and how many it
+// wrongly rejected (refused although that window had room), the most
+// admitted requests in any window of the limit's length (also as × limit),
+// the excess over the limit × time (the area between the exact count and
+// the limit where it is above, and the share of time it is), its
+// estimate's mean error against the exact count, its
 // state per key and its store operations per request (and the leaky queue's
 // mean wait). summary.offered is the number of requests that arrived,
 // summary.limit and summary.window_ms the limit. The series are, per
@@ -237,13 +240,26 @@ func (s scenario) leakLimit() ratelimit.Limit {
 
 // AlgorithmSummary is summary.algorithms.<name>.
 type AlgorithmSummary struct {
-	Admitted        int64 `json:"admitted"`
-	Rejected        int64 `json:"rejected"`
-	OverAdmitted    int64 `json:"over_admitted"`    // admitted although the exact window was full
+	Admitted int64 `json:"admitted"`
+	Rejected int64 `json:"rejected"`
+	// OverAdmitted counts the requests admitted while the algorithm's own admitted requests
+	// in the last window (the exact sliding window ending at the request) already numbered
+	// the limit. It counts moments, not an excess: a fixed window that admits exactly the
+	// limit per window under steady overload scores about half its admissions here, since
+	// the last window is full whenever a new one starts admitting. The magnitude is in
+	// MaxInWindowX and OverLimitRequestS.
+	OverAdmitted    int64 `json:"over_admitted"`
 	WronglyRejected int64 `json:"wrongly_rejected"` // rejected although the exact window had room
 	MaxInWindow     int64 `json:"max_in_window"`    // most admitted in any window of the limit's length
 	// MaxInWindowX is MaxInWindow over the limit: 2 for a fixed window at a boundary.
 	MaxInWindowX float64 `json:"max_in_window_x"`
+	// OverLimitRequestS is the excess over the limit × time: the area between the exact
+	// count of admitted requests in the last window and the limit, where the count is above
+	// it, in requests × seconds. 100 requests too many for 10 s is 1,000.
+	OverLimitRequestS float64 `json:"over_limit_request_s"`
+	// OverLimitTimePct is the share of the duration during which that count was above the
+	// limit, in %.
+	OverLimitTimePct float64 `json:"over_limit_time_pct"`
 	// EstimateErrorPct is the mean of |estimate − exact count| over the samples, in % of the limit.
 	EstimateErrorPct float64 `json:"estimate_error_pct"`
 	StateBytes       int64   `json:"state_bytes"`           // bytes per key in a store (the sliding log: its longest log)

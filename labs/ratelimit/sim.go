@@ -245,6 +245,12 @@ type core struct {
 	errSum         float64
 	errN           int
 
+	// The exact count above the limit, integrated up to at: its area (requests × ns) and
+	// the time it spent there (ns).
+	at       int64
+	overArea float64
+	overTime int64
+
 	sum   AlgorithmSummary
 	ops   int64 // store operations
 	done  int64 // requests decided
@@ -330,11 +336,27 @@ func (c *core) account(end int64, final bool) {
 	}
 }
 
-// expire drops the admitted times at or before t-window.
+// expire drops the admitted times at or before t-window, integrating the exact count's
+// excess over the limit up to t on the way. Times passed to it never decrease.
 func (c *core) expire(t int64) {
 	for c.wh < len(c.win) && c.win[c.wh] <= t-c.w {
+		c.integrate(c.win[c.wh] + c.w)
 		c.wh++
 	}
+	c.integrate(t)
+}
+
+// integrate adds the excess of the exact count over the limit from c.at to t, the count
+// being constant in between.
+func (c *core) integrate(t int64) {
+	if t <= c.at {
+		return
+	}
+	if n := int64(len(c.win) - c.wh); n > c.limit {
+		c.overArea += float64(n-c.limit) * float64(t-c.at)
+		c.overTime += t - c.at
+	}
+	c.at = t
 }
 
 // exactBefore computes the exact count at the samples before t.
@@ -380,6 +402,10 @@ func (c *core) summary() AlgorithmSummary {
 	s := c.sum
 	s.Store = c.store
 	s.StateBytes = c.bytes
+	s.OverLimitRequestS = c.overArea / 1e9
+	if c.d > 0 {
+		s.OverLimitTimePct = 100 * float64(c.overTime) / float64(c.d)
+	}
 	if c.limit > 0 {
 		s.MaxInWindowX = float64(s.MaxInWindow) / float64(c.limit)
 		if c.errN > 0 {

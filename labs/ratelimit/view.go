@@ -15,17 +15,23 @@ var view = lab.View{
 	},
 	Tables: []lab.Table{
 		{ID: "algorithms", Title: "Each algorithm against the exact sliding window", Key: "algorithms", Rows: "map",
-			Help: "Over-admitted: admitted although the algorithm's own admitted requests already filled the exact window. " +
+			Help: "Admitted while full: requests admitted while the algorithm's own admitted requests in the last window already numbered the limit. " +
+				"It counts moments, not an excess: a fixed window admitting exactly the limit per window scores about half its admissions here, " +
+				"because the last window is full whenever a new one starts. How far and how long the limit was exceeded are beside it: " +
+				"the worst window as × limit, and the area between the grey line and the limit where the grey line is above it (requests × seconds: " +
+				"100 too many for 10 s is 1,000), with the share of the time it was above. " +
 				"Wrongly rejected: refused although the exact window had room. Estimate error: the mean distance between the dashed and the grey line, " +
 				"in % of the limit (the buckets' estimate, tokens in use, is a different quantity that drains at the refill rate).",
 			Columns: []lab.Column{
 				{Field: "", Label: "algorithm"},
 				{Field: "admitted", Label: "admitted"},
 				{Field: "rejected", Label: "rejected"},
-				{Field: "over_admitted", Label: "over-admitted"},
+				{Field: "over_admitted", Label: "admitted while full"},
+				{Field: "max_in_window_x", Label: "worst window × limit", Digits: 2},
+				{Field: "over_limit_request_s", Label: "above the limit (requests × s)", Digits: 0},
+				{Field: "over_limit_time_pct", Label: "time above", Digits: 1, Suffix: "%"},
 				{Field: "wrongly_rejected", Label: "wrongly rejected"},
 				{Field: "max_in_window", Label: "most in a window"},
-				{Field: "max_in_window_x", Label: "× limit", Digits: 2},
 				{Field: "estimate_error_pct", Label: "estimate error", Digits: 1, Suffix: "%"},
 				{Field: "state_bytes", Label: "state per key", Suffix: " B"},
 				{Field: "store_ops_per_request", Label: "store ops/request", Digits: 2},
