@@ -19,8 +19,8 @@ func TestFailFastPerPolicy(t *testing.T) {
 	}
 	within := func(x, lo, hi float64) bool { return x >= lo*rr && x <= hi*rr }
 	for _, tc := range []struct {
-		policy        string
-		doc           string
+		policy         string
+		doc            string
 		plain, counted func(x float64) bool
 	}{
 		{"round_robin", "blind to errors: its share, whether or not errors count",
