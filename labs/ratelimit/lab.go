@@ -34,7 +34,11 @@
 //   - racy: GET, decide, SET: requests whose round trips overlap decide on
 //     the same state and the last write wins.
 //   - cas: GET, decide, compare-and-swap on a version; a failed swap reads
-//     again (at most 8 attempts, then the request is refused).
+//     again (at most 8 attempts, then the request is refused). A retry
+//     decides with its own clock, so the exact window counts the request
+//     when its deciding attempt left the instance, not when it arrived:
+//     counted by arrival, the serialised decisions of an exact limiter
+//     would seem to over-admit.
 //   - async: each instance decides on its own copy and sends what it
 //     admitted to the others, who merge it after store_latency (the post's
 //     Kafka idea); algorithms whose state cannot be merged (the bucket

@@ -228,11 +228,14 @@ type core struct {
 	w, d  int64 // window and duration, ns
 	store string
 
-	// Requests arrived but not yet accounted for, from global index pbase.
+	// Requests arrived but not yet decided, from global index pbase.
 	pt    []int64 // arrival times
 	ps    []uint8 // pending, admitted or rejected
-	ph    int     // first unaccounted
+	ph    int     // first pending
 	pbase int64   // global index of pt[0]
+
+	// Requests decided but not yet accounted for: a heap by (at, g).
+	ready []decision
 
 	win   []int64 // admitted times inside the exact window, oldest first, from wh
 	wh    int
@@ -264,6 +267,15 @@ const (
 	rejected
 )
 
+// decision is a decided request: admitted or not, and the true time at which it counts in
+// the exact window.
+type decision struct {
+	at, g int64
+	ok    bool
+}
+
+func (d *decision) before(o *decision) bool { return d.at < o.at || d.at == o.at && d.g < o.g }
+
 func (c *core) base() *core { return c }
 
 // add records the arrival of request g at t, undecided.
@@ -272,26 +284,78 @@ func (c *core) add(t int64) {
 	c.ps = append(c.ps, pending)
 }
 
-// decide records request g's decision.
-func (c *core) decide(g int64, ok bool) {
+// decide records request g's decision, counted in the exact window at its arrival.
+func (c *core) decide(g int64, ok bool) { c.decideAt(g, ok, c.pt[g-c.pbase]) }
+
+// decideAt records request g's decision, counted in the exact window at true time at, no
+// earlier than its arrival: when the attempt that decided it left the instance, for a
+// compare-and-swap that had to retry.
+func (c *core) decideAt(g int64, ok bool, at int64) {
 	c.done++
 	if ok {
 		c.ps[g-c.pbase] = admitted
 	} else {
 		c.ps[g-c.pbase] = rejected
 	}
+	c.ready = append(c.ready, decision{at: at, g: g, ok: ok})
+	h := c.ready
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !h[i].before(&h[p]) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
 }
 
-// account folds the decided requests, in order of arrival, into the exact count and the
-// tallies, and computes the exact count at every sample before frontier (before the first
-// undecided request, and before end: later arrivals have not been drawn).
+// popReady removes and returns the earliest decision.
+func (c *core) popReady() decision {
+	h := c.ready
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	for i := 0; ; {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		if r := l + 1; r < n && h[r].before(&h[l]) {
+			l = r
+		}
+		if !h[l].before(&h[i]) {
+			break
+		}
+		h[i], h[l] = h[l], h[i]
+		i = l
+	}
+	c.ready = h
+	return top
+}
+
+// account folds the decided requests into the exact count and the tallies, in order of the
+// time they count at, and computes the exact count at every sample before frontier. A
+// request still pending counts no earlier than its arrival and later arrivals have not been
+// drawn, so the frontier is the first pending arrival, or end.
 func (c *core) account(end int64, final bool) {
 	for c.ph < len(c.pt) && c.ps[c.ph] != pending {
-		t := c.pt[c.ph]
+		c.ph++
+	}
+	frontier := end
+	if c.ph < len(c.pt) {
+		frontier = min(frontier, c.pt[c.ph])
+	}
+	if final && c.ph == len(c.pt) {
+		frontier = math.MaxInt64
+	}
+	for len(c.ready) > 0 && c.ready[0].at < frontier {
+		d := c.popReady()
+		t := d.at
 		c.exactBefore(t)
 		c.expire(t)
 		n := int64(len(c.win) - c.wh)
-		if c.ps[c.ph] == admitted {
+		if d.ok {
 			c.sum.Admitted++
 			if n >= c.limit {
 				c.sum.OverAdmitted++
@@ -305,15 +369,7 @@ func (c *core) account(end int64, final bool) {
 				c.sum.WronglyRejected++
 			}
 		}
-		c.ph++
 		c.work++
-	}
-	frontier := end
-	if c.ph < len(c.pt) {
-		frontier = min(frontier, c.pt[c.ph])
-	}
-	if final && c.ph == len(c.pt) {
-		frontier = math.MaxInt64
 	}
 	c.exactBefore(frontier)
 	for c.bin < nBins && binStart(c.bin+1, c.d) <= frontier {

@@ -327,17 +327,19 @@ func (w *simWorld[S]) first(g, t int64, inst int32) {
 }
 
 // read is a GET at the store at time at, the decision on what it returned, and for an
-// admission the write that follows a round trip later.
+// admission the write that follows a round trip later. The decision counts in the exact
+// window when the attempt left the instance, half a round trip before at: the arrival for a
+// first attempt, later for a compare-and-swap retry, which decides with its own clock.
 func (w *simWorld[S]) read(g, at, now int64, inst int32, attempt uint8) {
 	w.ops++
 	w.work += 3 + w.entries(w.store)/8 + w.stateUnits
 	next, ok := w.rule.Decide(w.store, now, 1)
 	if !ok {
-		w.decide(g, false)
+		w.decideAt(g, false, at-w.lat/2)
 		return
 	}
 	if w.core.store != "cas" {
-		w.decide(g, true) // admitted now; the write may be lost
+		w.decideAt(g, true, at-w.lat/2) // admitted now; the write may be lost
 	}
 	w.push(event{at: at + w.lat, g: g, kind: evWrite, slot: w.keep(next), idx: int64(w.ver), inst: inst, attempt: attempt})
 }
@@ -407,15 +409,18 @@ func (w *simWorld[S]) run(ev event) {
 			w.grew(next)
 			return
 		}
+		// The attempt that read the state this swap writes left the instance a round trip
+		// and a half before.
+		attemptAt := ev.at - w.lat - w.lat/2
 		if w.ver == uint64(ev.idx) {
 			w.store, w.ver = next, w.ver+1
 			w.grew(next)
-			w.decide(ev.g, true)
+			w.decideAt(ev.g, true, attemptAt)
 			return
 		}
 		if ev.attempt >= maxAttempts {
 			w.sum.GaveUp++
-			w.decide(ev.g, false)
+			w.decideAt(ev.g, false, attemptAt)
 			return
 		}
 		// The failed swap's answer comes back half a round trip later; the next GET reaches
