@@ -234,7 +234,11 @@ type core struct {
 	ph    int     // first pending
 	pbase int64   // global index of pt[0]
 
-	// Requests decided but not yet accounted for: a heap by (at, g).
+	// Requests decided but not yet accounted for, in two parts: those decided in order (a
+	// queue from rh, the common case) and those decided out of order (a heap), each by
+	// (at, g).
+	queue []decision
+	rh    int
 	ready []decision
 
 	win   []int64 // admitted times inside the exact window, oldest first, from wh
@@ -297,7 +301,12 @@ func (c *core) decideAt(g int64, ok bool, at int64) {
 	} else {
 		c.ps[g-c.pbase] = rejected
 	}
-	c.ready = append(c.ready, decision{at: at, g: g, ok: ok})
+	d := decision{at: at, g: g, ok: ok}
+	if n := len(c.queue); n == c.rh || !d.before(&c.queue[n-1]) {
+		c.queue = append(c.queue, d)
+		return
+	}
+	c.ready = append(c.ready, d)
 	h := c.ready
 	for i := len(h) - 1; i > 0; {
 		p := (i - 1) / 2
@@ -309,10 +318,30 @@ func (c *core) decideAt(g int64, ok bool, at int64) {
 	}
 }
 
-// popReady removes and returns the earliest decision.
-func (c *core) popReady() decision {
+// nextReady returns the earliest decision not accounted for, if any.
+func (c *core) nextReady() (decision, bool) {
+	switch {
+	case c.rh < len(c.queue) && (len(c.ready) == 0 || c.queue[c.rh].before(&c.ready[0])):
+		return c.queue[c.rh], true
+	case len(c.ready) > 0:
+		return c.ready[0], true
+	}
+	return decision{}, false
+}
+
+// popReady removes the earliest decision, which nextReady returned.
+func (c *core) popReady() {
+	if c.rh < len(c.queue) && (len(c.ready) == 0 || c.queue[c.rh].before(&c.ready[0])) {
+		c.rh++
+		if c.rh == len(c.queue) {
+			c.queue, c.rh = c.queue[:0], 0
+		} else if c.rh > 4096 && c.rh > len(c.queue)/2 {
+			n := copy(c.queue, c.queue[c.rh:])
+			c.queue, c.rh = c.queue[:n], 0
+		}
+		return
+	}
 	h := c.ready
-	top := h[0]
 	n := len(h) - 1
 	h[0] = h[n]
 	h = h[:n]
@@ -331,7 +360,6 @@ func (c *core) popReady() decision {
 		i = l
 	}
 	c.ready = h
-	return top
 }
 
 // account folds the decided requests into the exact count and the tallies, in order of the
@@ -349,8 +377,12 @@ func (c *core) account(end int64, final bool) {
 	if final && c.ph == len(c.pt) {
 		frontier = math.MaxInt64
 	}
-	for len(c.ready) > 0 && c.ready[0].at < frontier {
-		d := c.popReady()
+	for {
+		d, ok := c.nextReady()
+		if !ok || d.at >= frontier {
+			break
+		}
+		c.popReady()
 		t := d.at
 		c.exactBefore(t)
 		c.expire(t)
