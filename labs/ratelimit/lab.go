@@ -47,6 +47,12 @@
 //
 // # Results
 //
+// Every algorithm is measured against the exact sliding window of its own
+// admitted requests, counted when they reach the service: at their arrival
+// (or, for a compare-and-swap retry, when the deciding attempt left the
+// instance), and for the leaky bucket as a queue when the queue lets them
+// out, so that its smoothing shows.
+//
 // summary.algorithms.<name> (see [AlgorithmSummary]) holds what each
 // algorithm admitted and rejected, how many it admitted while its own
 // admitted requests already filled the exact sliding window ending at that

@@ -293,7 +293,8 @@ func (c *core) decide(g int64, ok bool) { c.decideAt(g, ok, c.pt[g-c.pbase]) }
 
 // decideAt records request g's decision, counted in the exact window at true time at, no
 // earlier than its arrival: when the attempt that decided it left the instance, for a
-// compare-and-swap that had to retry.
+// compare-and-swap that had to retry; when it leaves the queue for the service, for the
+// leaky bucket queue.
 func (c *core) decideAt(g int64, ok bool, at int64) {
 	c.done++
 	if ok {
@@ -394,7 +395,9 @@ func (c *core) account(end int64, final bool) {
 			}
 			c.win = append(c.win, t)
 			c.sum.MaxInWindow = max(c.sum.MaxInWindow, n+1)
-			c.bins[binOf(t, c.d)]++
+			if t < c.d { // not what the queue lets out after the run
+				c.bins[binOf(t, c.d)]++
+			}
 		} else {
 			c.sum.Rejected++
 			if n < c.limit {
@@ -437,6 +440,7 @@ func (c *core) expire(t int64) {
 // integrate adds the excess of the exact count over the limit from c.at to t, the count
 // being constant in between.
 func (c *core) integrate(t int64) {
+	t = min(t, c.d) // the leaky bucket queue lets requests out after the run
 	if t <= c.at {
 		return
 	}

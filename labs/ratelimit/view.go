@@ -8,10 +8,10 @@ var view = lab.View{
 	Charts: []lab.Chart{
 		{ID: "count", Title: "Exact count vs each algorithm's estimate", XLabel: "time", YLabel: "requests in the window",
 			Split: true, XUnit: "ms",
-			Help: "Grey: the exact number of this algorithm's admitted requests in the last window. Dashed: what the algorithm itself counts. " +
+			Help: "Grey: the exact number of this algorithm's admitted requests in the last window — for the leaky bucket as a queue, of those it has let out to the service, at the leak rate. Dashed: what the algorithm itself counts. " +
 				"The fixed window's count drops to zero at every boundary; the sliding-window approximation follows the grey line closely."},
 		{ID: "rate", Title: "Admitted per second", XLabel: "time", YLabel: "requests/s", Kind: lab.Steps, XUnit: "ms",
-			Help: "Requests admitted per second by each algorithm, beside those offered (grey); the difference is rejected."},
+			Help: "Requests admitted per second by each algorithm, beside those offered (grey); the difference is rejected. The leaky bucket as a queue shows what it lets out to the service, smoothed to its leak rate."},
 	},
 	Tables: []lab.Table{
 		{ID: "algorithms", Title: "Each algorithm against the exact sliding window", Key: "algorithms", Rows: "map",
@@ -49,7 +49,9 @@ var view = lab.View{
 			"like a window of limit requests. A full bucket under overload still lets its burst plus a window of refill through: close to twice the limit.",
 		"The token bucket, the leaky bucket as a meter, the leaky bucket as a queue and GCRA admit exactly the same requests at the same rate and burst: " +
 			"they differ in what they keep per key (two values, or GCRA's one theoretical arrival time) and in what they do with an admitted request " +
-			"(the queue holds it until it may leave at the constant rate: its mean wait is in the table).",
+			"(the queue holds it until it may leave at the constant rate: its mean wait is in the table). For the queue, the grey line, the most in a window " +
+			"and the admitted rate count what it lets out to the service, so its smoothing shows: at the default it lets at most 1,000 out in any second " +
+			"where the meter, the token bucket and GCRA let 1,186 through.",
 		"In a distributed run the dashed line is the store's view (for local counters and asynchronous propagation, the view of the instance " +
 			"that served the latest request): where it stays below the grey line, instances decided on what they read before the others' writes " +
 			"landed, or before their messages arrived, and the lost updates let more requests through.",
