@@ -26,9 +26,10 @@ var view = lab.View{
 			{Field: "p99_over_mean", Label: "p99/mean", Digits: 2},
 			{Field: "wasted_cpu_pct", Label: "wasted CPU", Digits: 1, Suffix: "%"},
 			{Field: "errors", Label: "errors"},
-			{Field: "latency_p50_ms", Label: "p50", Digits: 0, Suffix: " ms"},
-			{Field: "latency_p99_ms", Label: "p99", Digits: 0, Suffix: " ms"},
-		}},
+			{Field: "latency_p50_ms", Label: "p50", Digits: 1, Suffix: " ms"},
+			{Field: "latency_p99_ms", Label: "p99", Digits: 1, Suffix: " ms"},
+		}, Help: "CPU figures are per backend over the run, fail-fast backends left out. p50 and p99: latency percentiles of the requests that succeeded, " +
+			"from a histogram of buckets 1/16 of an octave (about 4.4%) wide, interpolated within the bucket; read them to about a percent, not to the last digit."},
 		{ID: "subsettings", Title: "Subsetting algorithms at these sizes", Key: "subsettings", Rows: "list", Columns: []lab.Column{
 			{Field: "subsetting", Label: "subsetting"},
 			{Field: "min", Label: "connections min"},
