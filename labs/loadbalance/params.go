@@ -52,7 +52,10 @@ var Params = param.Set{
 	{Name: "event_share", Label: "Backends stopped", Kind: param.Float, Default: "0.1", Min: 0.01, Max: 0.5, Step: 0.01, Applies: whenEvent,
 		Help: "Share of the backends the event stops."},
 	{Name: "failing", Group: "Advanced", Label: "Fail-fast backends", Kind: param.Int, Default: "0", Min: 0, Max: 100, Step: 1,
-		Help: "Backends that answer every request at once with an error: least-loaded policies sinkhole into them."},
+		Help: "Backends that answer every request at once with an error. Least-loaded policies sinkhole into them when a client's requests in flight cover most of its subset, " +
+			"so that an idle-looking backend stands out: at 50 clients, 50 backends and subsets of 5 (about 4 requests in flight per client) least-loaded sends one fail-fast backend " +
+			"559 requests in 30 s where round robin sends 303. At the default, the same 4 requests in flight spread over 30 backends, most look idle anyway, " +
+			"and the sinkhole hardly shows (609 vs 608 in a minute). Weighted round robin counts the errors it reports against it (45 and 75)."},
 	{Name: "count_errors", Group: "Advanced", Label: "Count errors as active", Kind: param.Bool, Default: "false",
 		Help: "The chapter's fix for sinkholing: least-loaded and two-choices count recent errors as active requests."},
 	{Name: "seed", Group: "Advanced", Label: "Seed", Kind: param.Int, Default: "1", Min: 0, Max: 1<<53 - 1, Step: 1, Random: true,

@@ -26,6 +26,8 @@ var view = lab.View{
 			{Field: "p99_over_mean", Label: "p99/mean", Digits: 2},
 			{Field: "wasted_cpu_pct", Label: "wasted CPU", Digits: 1, Suffix: "%"},
 			{Field: "errors", Label: "errors"},
+			{Field: "fail_fast", Label: "to fail-fast backends"},
+			{Field: "active_per_client", Label: "in flight per client", Digits: 1},
 			{Field: "latency_p50_ms", Label: "p50", Digits: 1, Suffix: " ms"},
 			{Field: "latency_p99_ms", Label: "p99", Digits: 1, Suffix: " ms"},
 		}, Help: "CPU figures are per backend over the run, fail-fast backends left out. p50 and p99: latency percentiles of the requests that succeeded, " +

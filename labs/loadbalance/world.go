@@ -158,6 +158,7 @@ type World struct {
 	Scanned   int64 // backends read by pickers that read every backend of the subset
 	latency   [latencyOctaves * latencyBuckets]int64
 	succeeded int64
+	busyTime  int64 // the summed latency of the requests that succeeded, ns
 	errSample int64
 }
 
@@ -468,6 +469,7 @@ func (w *World) complete(r int32, now time.Duration) {
 	cn.active--
 	w.succeeded++
 	w.latency[latencyBucket(now-req.arrival)]++
+	w.busyTime += int64(now - req.arrival)
 	w.release(r)
 	if q := be.qHead; q >= 0 {
 		be.qHead = w.reqs[q].next
