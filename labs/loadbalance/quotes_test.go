@@ -17,7 +17,7 @@ func policy(name string, f func(PolicySummary) string) func(testing.TB, *lab.Res
 	return func(tb testing.TB, r *lab.Result) string { return f(policies(tb, r)[name]) }
 }
 
-func failFast(p PolicySummary) string  { return labtest.Thousands(p.FailFast) }
+func failFast(p PolicySummary) string   { return labtest.Thousands(p.FailFast) }
 func maxOverMin(p PolicySummary) string { return fmt.Sprintf("%.2f", p.MaxOverMin) }
 
 // quotes are the figures the lab's texts state, each with the scenario that measures it.
