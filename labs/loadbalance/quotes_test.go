@@ -71,6 +71,9 @@ var quotes = []labtest.Quote{
 	{In: "tour:policies/4", Says: "71 under round robin", Scenario: "clients=100&backends=100&subset=10&subsetting=deterministic&duration=40s&event=abrupt_stop&event_share=0.2",
 		Measure: policy("round_robin", func(p PolicySummary) string { return fmt.Sprint(p.Errors) })},
 
+	{In: "help:rate", Says: "10/s loads the default service to about 50%", Measure: func(tb testing.TB, r *lab.Result) string {
+		return fmt.Sprintf("about %.0f%%", r.Summary["load_pct"].(float64))
+	}},
 	{In: "help:failing", Says: "(about 4 requests in flight per client)", Scenario: failFastScenario, Measure: policy("least_loaded", func(p PolicySummary) string { return fmt.Sprintf("%.0f", p.ActivePerClient) })},
 	{In: "help:failing", Says: "559 requests in 30 s", Scenario: failFastScenario, Measure: policy("least_loaded", failFast)},
 	{In: "help:failing", Says: "round robin sends 303", Scenario: failFastScenario, Measure: policy("round_robin", failFast)},
