@@ -7,15 +7,18 @@ type Registry struct {
 	labs []*Lab
 }
 
-// NewRegistry returns a registry of labs in the given order. It panics on a duplicate name or a
-// lab whose parameter defaults are invalid, which are programming errors.
+// NewRegistry returns a registry of labs in the given order. It panics on a duplicate name, a
+// lab whose parameter defaults are invalid or break its rules across parameters, or a tour
+// step that is not a valid scenario, which are programming errors.
 func NewRegistry(labs ...*Lab) *Registry {
 	r := &Registry{}
 	for _, l := range labs {
 		if _, ok := r.Lookup(l.Name); ok {
 			panic(fmt.Sprintf("lab: %q registered twice", l.Name))
 		}
-		l.Params.Defaults()
+		if err := l.check(l.Params.Defaults()); err != nil {
+			panic(fmt.Sprintf("lab %s: the defaults break a rule: %v", l.Name, err))
+		}
 		if err := l.CheckTours(); err != nil {
 			panic(err.Error())
 		}

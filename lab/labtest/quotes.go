@@ -110,7 +110,7 @@ func within(spans [][2]int, m []int) bool {
 
 func mustParse(tb testing.TB, l *lab.Lab, query string) param.Values {
 	tb.Helper()
-	v, err := l.Params.ParseQuery(query)
+	v, err := l.Parse(query)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package backoff
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"runtime"
 	"slices"
@@ -31,7 +32,7 @@ var Params = param.Set{
 	{Name: "base", Label: "Base a", Kind: param.Duration, Default: "5ms", Min: 0.1, Max: 60000, Step: 0.1, Unit: "ms", Log: true,
 		Help: "The a of min(cap, a·r^attempt). The simulated strategies count as Brooker's simulator does: the first retry is attempt 1, so exponential backoff first sleeps a·r and full and equal jitter up to a·r (decorrelated between a and 3a, constant and linear a). The retry schedule counts as the Qiita post does: its retry 1 sleeps a."},
 	{Name: "cap", Label: "Cap", Kind: param.Duration, Default: "2s", Min: 1, Max: 86400000, Step: 1, Unit: "ms", Log: true,
-		Help: "Longest sleep."},
+		Help: "Longest sleep: at least the base."},
 	{Name: "multiplier", Group: "Advanced", Label: "Multiplier r", Kind: param.Float, Default: "2", Min: 1, Max: 10, Step: 0.05,
 		Help: "Growth per retry; the next sleep is about (r−1)·elapsed time."},
 	{Name: "latency_mean", Group: "Advanced", Label: "Latency mean", Kind: param.Duration, Default: "10ms", Min: 0, Max: 1000, Step: 0.1, Unit: "ms",
@@ -46,6 +47,15 @@ var Params = param.Set{
 		Help: "Client counts for the work and completion charts, from:to:step, or off."},
 	{Name: "retries", Group: "Advanced", Label: "Schedule length", Kind: param.Int, Default: "12", Min: 1, Max: 200, Step: 1,
 		Help: "Retries shown in the retry schedule."},
+}
+
+// check enforces the rule across the lab's parameters (see lab.Lab.Check): the longest sleep
+// is no shorter than the base every sleep grows from.
+func check(v param.Values) error {
+	if base, c := v.Duration("base"), v.Duration("cap"); c < base {
+		return lab.Relation(fmt.Sprintf("cap must be at least base (%s), got %s", param.FormatDuration(base), param.FormatDuration(c)), "cap", "base")
+	}
+	return nil
 }
 
 // Budget limits, independent of the server's work budget: one simulation may deliver at most
@@ -70,6 +80,7 @@ func (r *runner) lab() *lab.Lab {
 			"“Exponential Backoff and Jitter”. Without jitter, retries stay in lockstep and clients keep colliding; " +
 			"with jitter they spread out and the work falls.",
 		Params:      Params,
+		Check:       check,
 		View:        view,
 		Tours:       tours,
 		Cost:        r.Cost,

@@ -1,10 +1,12 @@
 package loadbalance
 
 import (
+	"fmt"
 	"math"
 	"time"
 
 	"github.com/resilience-playground/playground/engine"
+	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/param"
 )
 
@@ -26,7 +28,7 @@ var Params = param.Set{
 	{Name: "backends", Label: "Backends", Kind: param.Int, Default: "300", Min: 1, Max: 3000, Step: 1,
 		Help: "Backend tasks of the service."},
 	{Name: "subset", Label: "Subset size", Kind: param.Int, Default: "30", Min: 1, Max: 1000, Step: 1,
-		Help: "Backends each client connects to (at most the number of backends)."},
+		Help: "Backends each client connects to: at most the number of backends."},
 	{Name: "subsetting", Label: "Subsetting", Kind: param.Enum, Options: Subsettings, Default: "random",
 		Help: "How each client chooses its subset: random shuffle, the chapter's deterministic subsetting, rendezvous hashing (gRPC) or a deterministic aperture (Finagle). " +
 			"Deterministic is the chapter's code when the subset size divides the backends; otherwise it keeps the chapter's promise of counts within one, " +
@@ -62,6 +64,33 @@ var Params = param.Set{
 		Help: "All randomness comes from the seed: the same seed gives the same numbers."},
 }
 
+// Check enforces the rules across the lab's parameters (see lab.Lab.Check): a client cannot
+// connect to more backends than there are, more backends cannot fail than there are, and the
+// fail-fast backends and those the event stops are different backends.
+func Check(v param.Values) error {
+	backends := v.Int("backends")
+	if k := v.Int("subset"); k > backends {
+		return lab.Relation(fmt.Sprintf("subset must be at most backends (%d), got %d", backends, k), "subset", "backends")
+	}
+	failing := v.Int("failing")
+	if failing > backends {
+		return lab.Relation(fmt.Sprintf("failing must be at most backends (%d), got %d", backends, failing), "failing", "backends")
+	}
+	if v.String("event") != "none" {
+		share := v.Float("event_share")
+		if n := int64(eventBackends(share, int(backends))); failing+n > backends {
+			return lab.Relation(fmt.Sprintf("failing (%d) plus the backends the event stops (event_share %g of %d backends: %d) must be at most backends (%d)",
+				failing, share, backends, n, backends), "failing", "event_share", "backends", "event")
+		}
+	}
+	return nil
+}
+
+// eventBackends is how many of the backends the event stops: the share, rounded, at least one.
+func eventBackends(share float64, backends int) int {
+	return max(1, int(math.Round(share*float64(backends))))
+}
+
 // Scenario is the typed form of the parameters.
 type Scenario struct {
 	Clients, Backends, Subset int
@@ -79,7 +108,7 @@ type Scenario struct {
 	Seed                      uint64
 }
 
-// ScenarioOf returns the typed scenario of v.
+// ScenarioOf returns the typed scenario of v, which keeps the rules of Check.
 func ScenarioOf(v param.Values) Scenario {
 	s := Scenario{
 		Clients:       int(v.Int("clients")),
@@ -100,8 +129,6 @@ func ScenarioOf(v param.Values) Scenario {
 		CountErrors:   v.Bool("count_errors"),
 		Seed:          uint64(v.Int("seed")),
 	}
-	s.Subset = min(s.Subset, s.Backends)
-	s.Failing = min(s.Failing, s.Backends)
 	return s
 }
 
@@ -187,9 +214,7 @@ func (s Scenario) env(starts, conns []int32) *Env {
 		e.Failing[b] = true
 	}
 	if s.Event != "none" {
-		n := max(1, int(math.Round(s.EventShare*float64(s.Backends))))
-		n = min(n, s.Backends-s.Failing)
-		e.Affected = perm[s.Failing : s.Failing+n]
+		e.Affected = perm[s.Failing : s.Failing+eventBackends(s.EventShare, s.Backends)]
 	}
 	return e
 }
