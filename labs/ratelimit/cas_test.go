@@ -1,6 +1,12 @@
 package ratelimit
 
-import "testing"
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/resilience-playground/playground/param"
+)
 
 // TestCASNeverOverAdmits: compare-and-swap serialises the decisions, so an exact limiter
 // (the sliding log) behind it never lets more than the limit into any window — counted, as
@@ -16,5 +22,21 @@ func TestCASNeverOverAdmits(t *testing.T) {
 			t.Errorf("store latency %s: sliding log over compare-and-swap admitted %d while full, %d in a window: want none over the limit",
 				lat, log.OverAdmitted, log.MaxInWindow)
 		}
+	}
+}
+
+// TestStickyStartsOnOneInstance: sticky sessions with more than one instance, which ran as if
+// there were two (the client sits on the first and moves to the second at the scale-out), are
+// refused, naming both parameters.
+func TestStickyStartsOnOneInstance(t *testing.T) {
+	l := Lab()
+	_, err := l.Parse("balancer=sticky&instances=4")
+	var pe *param.Error
+	if !errors.As(err, &pe) || pe.Param != "instances" || !slices.Equal(pe.Params, []string{"instances", "balancer"}) ||
+		pe.Msg != "instances must be 1 with balancer sticky, which pins the client to one instance and adds a second at the scale-out halfway; got 4" {
+		t.Errorf("balancer=sticky&instances=4: %#v", err)
+	}
+	if _, err := l.Parse("balancer=sticky&store=local"); err != nil {
+		t.Errorf("the tour's sticky scenario: %v", err)
 	}
 }

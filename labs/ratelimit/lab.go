@@ -84,6 +84,7 @@ package ratelimit
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"runtime"
 	"slices"
@@ -139,7 +140,7 @@ var Params = param.Set{
 	{Name: "duration", Label: "Duration", Kind: param.Duration, Default: "30s", Min: 1000, Max: 3600000, Step: 1000, Unit: "ms", Log: true,
 		Help: "Simulated time."},
 	{Name: "instances", Group: "Distributed", Label: "Instances", Kind: param.Int, Default: "1", Min: 1, Max: 64, Step: 1,
-		Help: "API instances behind the load balancer, sharing the client's state through the store."},
+		Help: "API instances behind the load balancer, sharing the client's state through the store (with the sticky balancer: 1, and a second at the scale-out)."},
 	{Name: "balancer", Group: "Distributed", Label: "Balancer", Kind: param.Enum, Options: Balancers, Default: "round_robin",
 		Help: "How requests reach instances; sticky pins the client to one instance and moves it to a new one halfway (a scale-out)."},
 	{Name: "store", Group: "Distributed", Label: "Store", Kind: param.Enum, Options: Stores, Default: "atomic",
@@ -149,9 +150,20 @@ var Params = param.Set{
 		Help:    "Round trip to the store (async: the propagation lag)."},
 	{Name: "skew", Group: "Distributed", Label: "Clock skew", Kind: param.Duration, Default: "0s", Min: 0, Max: 60000, Step: 1, Unit: "ms",
 		Applies: &param.When{Param: "instances", Min: &two},
-		Help:    "Instance i's clock runs i/(instances−1)·skew ahead of true time."},
+		Help:    "Instance i's clock runs i/(instances−1)·skew ahead of true time (with the sticky balancer, the instance the scale-out adds runs skew ahead)."},
 	{Name: "seed", Group: "Advanced", Label: "Seed", Kind: param.Int, Default: "1", Min: 0, Max: 1<<53 - 1, Step: 1, Random: true,
 		Help: "All randomness comes from the seed: the same seed gives the same numbers."},
+}
+
+// check enforces the rule across the lab's parameters (see lab.Lab.Check): the sticky
+// balancer pins the client to one instance and adds a second at the scale-out, so it starts
+// with one; more would change nothing but the clocks' spacing.
+func check(v param.Values) error {
+	if n := v.Int("instances"); v.String("balancer") == "sticky" && n != 1 {
+		return lab.Relation(fmt.Sprintf("instances must be 1 with balancer sticky, which pins the client to one instance and adds a second at the scale-out halfway; got %d", n),
+			"instances", "balancer")
+	}
+	return nil
 }
 
 // Lab returns the rate-limiter lab. Each lab value has its own runner, with its own memos of
@@ -185,6 +197,7 @@ func (r *runner) lab() *lab.Lab {
 			"the dashed one what each algorithm believes. Fixed windows forget at every boundary, a full token bucket lets " +
 			"nearly twice the limit through, and instances racing on a shared store over-admit.",
 		Params:      Params,
+		Check:       check,
 		View:        view,
 		Cost:        r.Cost,
 		CostBound:   CostBound,

@@ -56,8 +56,8 @@ type world interface {
 // (memo may be nil).
 func newSimulation(s scenario, memo func(name string) (*finished, bool)) *simulation {
 	sim := &simulation{s: s, names: ordered(s.algorithms), traffic: newTraffic(s), nInst: s.instances, offered: make([]int64, nBins)}
-	if s.balancer == "sticky" && sim.nInst < 2 {
-		sim.nInst = 2 // the scale-out adds an instance
+	if s.balancer == "sticky" {
+		sim.nInst = 2 // one instance (check), and the one the scale-out adds
 	}
 	if s.balancer == "random" {
 		sim.choices = engine.NewStream(s.seed, engine.Choices, 0, 0)
