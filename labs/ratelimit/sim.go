@@ -307,16 +307,7 @@ func (c *core) decideAt(g int64, ok bool, at int64) {
 		c.queue = append(c.queue, d)
 		return
 	}
-	c.ready = append(c.ready, d)
-	h := c.ready
-	for i := len(h) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !h[i].before(&h[p]) {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
+	c.ready = heapPush(c.ready, d)
 }
 
 // nextReady returns the earliest decision not accounted for, if any.
@@ -342,25 +333,7 @@ func (c *core) popReady() {
 		}
 		return
 	}
-	h := c.ready
-	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
-	for i := 0; ; {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		if r := l + 1; r < n && h[r].before(&h[l]) {
-			l = r
-		}
-		if !h[l].before(&h[i]) {
-			break
-		}
-		h[i], h[l] = h[l], h[i]
-		i = l
-	}
-	c.ready = h
+	_, c.ready = heapPop(c.ready)
 }
 
 // account folds the decided requests into the exact count and the tallies, in order of the

@@ -466,41 +466,14 @@ func (w *simWorld[S]) push(ev event) {
 	ev.seq = w.seq
 	w.seq++
 	w.work += int64(bits.Len(uint(len(w.events)))) / 4
-	w.events = append(w.events, ev)
-	h := w.events
-	for i := len(h) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !h[i].before(&h[p]) {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
+	w.events = heapPush(w.events, ev)
 }
 
 // pop removes and returns the earliest event.
 func (w *simWorld[S]) pop() event {
-	h := w.events
-	top := h[0]
-	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
-	for i := 0; ; {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		if r := l + 1; r < n && h[r].before(&h[l]) {
-			l = r
-		}
-		if !h[l].before(&h[i]) {
-			break
-		}
-		h[i], h[l] = h[l], h[i]
-		i = l
-	}
+	ev, h := heapPop(w.events)
 	w.events = h
-	return top
+	return ev
 }
 
 func (e *event) before(o *event) bool {
