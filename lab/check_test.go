@@ -70,6 +70,16 @@ func TestSalvageRules(t *testing.T) {
 	if v, errs := l.Salvage("n=9&m=4"); len(errs) != 0 || v.Int("n") != 9 {
 		t.Errorf("a valid query: %s with %v", v.Encode(), errs)
 	}
+	// A rule whose error names no parameter is reported once, beside the defaults.
+	l.Check = func(v param.Values) error {
+		if v.Int("n") == 7 {
+			return errors.New("n may not be 7")
+		}
+		return nil
+	}
+	if v, errs := l.Salvage("n=7&m=1"); len(errs) != 1 || v.Int("n") != 10 || v.Int("m") != 3 {
+		t.Errorf("n=7: %s with %v, want the defaults and one error", v.Encode(), errs)
+	}
 }
 
 // TestRegistryChecksRules: defaults and tour steps must keep the rules.

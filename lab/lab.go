@@ -283,23 +283,24 @@ func (l *Lab) Salvage(rawQuery string) (param.Values, []*param.Error) {
 			return v, errs
 		}
 		errs = append(errs, pe)
+		moved := false
 		for _, name := range pe.Params {
 			sp, ok := l.Params.Lookup(name)
 			if !ok {
 				continue
 			}
 			if w, err := v.With(name, sp.Default); err == nil {
-				v = w
+				v, moved = w, true
 				if l.check(v) == nil {
 					break
 				}
 			}
 		}
+		if !moved {
+			break
+		}
 	}
-	if pe := l.check(l.Params.Defaults()); pe != nil {
-		errs = append(errs, pe)
-	}
-	return l.Params.Defaults(), errs
+	return l.Params.Defaults(), errs // they keep the rules: NewRegistry checks
 }
 
 // URL returns the canonical page URL of scenario v: /{lab}?{canonical query}.
