@@ -34,7 +34,7 @@ func (r *runner) lab() *lab.Lab {
 			"backends with far more connections than others; the chapter's deterministic subsetting evens them out. " +
 			"Round robin leaves a wide CPU spread when queries, machines and clients differ; least-loaded and weighted round robin narrow it.",
 		Params:      Params,
-		Check:       Check,
+		Check:       check,
 		View:        view,
 		Tours:       tours,
 		Cost:        Cost,

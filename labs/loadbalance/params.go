@@ -64,10 +64,10 @@ var Params = param.Set{
 		Help: "All randomness comes from the seed: the same seed gives the same numbers."},
 }
 
-// Check enforces the rules across the lab's parameters (see lab.Lab.Check): a client cannot
+// check enforces the rules across the lab's parameters (see lab.Lab.Check): a client cannot
 // connect to more backends than there are, more backends cannot fail than there are, and the
 // fail-fast backends and those the event stops are different backends.
-func Check(v param.Values) error {
+func check(v param.Values) error {
 	backends := v.Int("backends")
 	if k := v.Int("subset"); k > backends {
 		return lab.Relation(fmt.Sprintf("subset must be at most backends (%d), got %d", backends, k), "subset", "backends")
