@@ -108,7 +108,7 @@ type Scenario struct {
 	Seed                      uint64
 }
 
-// ScenarioOf returns the typed scenario of v, which keeps the rules of Check.
+// ScenarioOf returns the typed scenario of v, which keeps the lab's rules across parameters (check).
 func ScenarioOf(v param.Values) Scenario {
 	s := Scenario{
 		Clients:       int(v.Int("clients")),
