@@ -14,9 +14,13 @@
 // # Errors
 //
 // Every error maps to a status in one place ([statusOf]): a bad parameter is 400 with
-// {"error": "...", "param": "..."}; a full server is 503 with Retry-After; a draining server is
-// 503; a client over one of its limits (rooms opened, unknown room codes tried) is 429 with
-// Retry-After, in the header and as "retry_after" (seconds) in the body; anything unexpected is 500 with {"error": "internal error"} and no details, which go to
+// {"error": "...", "param": "..."}, and a scenario that breaks a lab's rule across parameters
+// (lab.Lab.Check) adds every parameter the rule spans: {"error": "subset must be at most
+// backends (300), got 400", "param": "subset", "params": ["subset", "backends"]}; a full
+// server is 503 with Retry-After; a draining server is 503; a client over one of its limits
+// (rooms opened, unknown room codes tried) is 429 with Retry-After, in the header and as
+// "retry_after" (seconds) in the body; anything unexpected is 500 with {"error": "internal
+// error"} and no details, which go to
 // the log instead.
 //
 // # Stream protocol
@@ -32,7 +36,7 @@
 //	{"type": "start", "id": 7, "url": "/backoff?clients=100", "params": {...}}   canonical URL
 //	{"type": "frame", "id": 7, "progress": {...}, "summary": {...}, "series": [...]}
 //	{"type": "done",  "id": 7}
-//	{"type": "error", "id": 7, "error": "clients must be ...", "param": "clients"}
+//	{"type": "error", "id": 7, "error": "clients must be ...", "param": "clients"}   "params": [...] for a rule across parameters
 //	{"type": "busy",  "id": 7, "retry_ms": 400}   every slot taken; the server retries itself
 //
 // Frames are incremental: summary entries replace those of the same key; a series replaces the

@@ -37,9 +37,10 @@ func (e methodError) Error() string {
 
 // errorBody is the JSON body of every error response.
 type errorBody struct {
-	Error      string `json:"error"`
-	Param      string `json:"param,omitempty"`
-	RetryAfter int    `json:"retry_after,omitempty"` // seconds
+	Error      string   `json:"error"`
+	Param      string   `json:"param,omitempty"`
+	Params     []string `json:"params,omitempty"`      // a rule across parameters: all it spans, Param first
+	RetryAfter int      `json:"retry_after,omitempty"` // seconds
 }
 
 // busyRetry is how long a client is told to wait when every slot is taken.
@@ -62,7 +63,7 @@ func statusOf(err error) (int, errorBody) {
 	)
 	switch {
 	case errors.As(err, &pe):
-		return http.StatusBadRequest, errorBody{Error: pe.Msg, Param: pe.Param}
+		return http.StatusBadRequest, errorBody{Error: pe.Msg, Param: pe.Param, Params: pe.Params}
 	case errors.Is(err, hub.ErrBusy):
 		return http.StatusServiceUnavailable, errorBody{Error: "every simulation slot is taken; retry shortly", RetryAfter: busyRetrySeconds}
 	case errors.Is(err, hub.ErrDraining):

@@ -281,7 +281,7 @@ type Reply struct {
 	Type     string                     `json:"type"`
 	ID       int64                      `json:"id"`
 	URL      string                     `json:"url"`
-	Params   map[string]json.RawMessage `json:"params"`
+	Params   ReplyParams                `json:"params"`
 	Progress *lab.Progress              `json:"progress"`
 	Refine   *lab.Refinement            `json:"refine"`
 	Summary  map[string]json.RawMessage `json:"summary"`
@@ -289,6 +289,29 @@ type Reply struct {
 	Error    string                     `json:"error"`
 	Param    string                     `json:"param"`
 	RetryMS  int64                      `json:"retry_ms"`
+}
+
+// ReplyParams is a reply's "params": a start reply's scenario values, or an error reply's
+// names of the parameters a rule across parameters spans.
+type ReplyParams struct {
+	Values map[string]json.RawMessage
+	Names  []string
+}
+
+// UnmarshalJSON decodes an object into Values and a list into Names.
+func (p *ReplyParams) UnmarshalJSON(b []byte) error {
+	if bytes.HasPrefix(bytes.TrimSpace(b), []byte("[")) {
+		return json.Unmarshal(b, &p.Names)
+	}
+	return json.Unmarshal(b, &p.Values)
+}
+
+// MarshalJSON encodes p as the server sent it.
+func (p ReplyParams) MarshalJSON() ([]byte, error) {
+	if p.Names != nil {
+		return json.Marshal(p.Names)
+	}
+	return json.Marshal(p.Values)
 }
 
 // Stream is a websocket client of /api/v1/{lab}/stream.

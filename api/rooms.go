@@ -341,10 +341,10 @@ func (rs *roomServer) stream(w http.ResponseWriter, r *http.Request) {
 			if !presenter.Load() {
 				return own(reply{Type: "error", ID: m.ID, Error: errNotPresenter.Msg})
 			}
-			v, err := lr.lab.Params.ParseQuery(m.Query)
+			v, err := lr.lab.Parse(m.Query)
 			if err != nil {
 				_, body := statusOf(err)
-				return own(reply{Type: "error", ID: m.ID, Error: body.Error, Param: body.Param})
+				return own(errorReply(m.ID, body))
 			}
 			if _, _, ok := lr.lab.FindStep(m.Step); m.Step != "" && !ok {
 				return own(reply{Type: "error", ID: m.ID, Error: fmt.Sprintf("step %q is not a step of the %s lab's tours", m.Step, lr.lab.Name), Param: "step"})

@@ -46,7 +46,7 @@ func Resolve(labs *lab.Registry, raw string) (*lab.Lab, param.Values, error) {
 		}
 		return nil, param.Values{}, fmt.Errorf("%w: no lab at %q; labs are %s", errNotFound, u.Path, strings.Join(names, ", "))
 	}
-	v, err := l.Params.ParseQuery(u.RawQuery)
+	v, err := l.Parse(u.RawQuery)
 	if err != nil {
 		return nil, param.Values{}, err
 	}

@@ -226,7 +226,7 @@ func (s *Server) page(embed bool) http.HandlerFunc {
 			s.render(w, r, templates.ErrorPage(s.cfg.Labs.All(), http.StatusNotFound, "There is no such lab."))
 			return
 		}
-		v, errs := l.Params.SalvageQuery(r.URL.RawQuery)
+		v, errs := l.Salvage(r.URL.RawQuery)
 		if embed {
 			w.Header().Set("Content-Security-Policy", cspEmbed)
 			w.Header().Del("X-Frame-Options")
@@ -268,7 +268,7 @@ func (s *Server) finalResult(w http.ResponseWriter, r *http.Request) (*lab.Lab, 
 		s.writeError(w, r, errNotFound)
 		return nil, nil, false
 	}
-	v, err := l.Params.ParseQuery(r.URL.RawQuery)
+	v, err := l.Parse(r.URL.RawQuery)
 	if err != nil {
 		s.metrics.rejected.WithLabelValues("bad_params").Inc()
 		s.writeError(w, r, err)

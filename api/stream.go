@@ -95,7 +95,7 @@ type reply struct {
 	Type     string          `json:"type"`
 	ID       int64           `json:"id"`
 	URL      string          `json:"url,omitempty"`
-	Params   map[string]any  `json:"params,omitempty"`
+	Params   any             `json:"params,omitempty"` // start: the scenario's values (a map); error: the parameters a rule spans (a list)
 	Progress *lab.Progress   `json:"progress,omitempty"`
 	Refine   *lab.Refinement `json:"refine,omitempty"`
 	Summary  map[string]any  `json:"summary,omitempty"`
@@ -351,6 +351,16 @@ func (d *driver) serve() (websocket.StatusCode, string) {
 
 var errDrained = errors.New("drained")
 
+// errorReply is the error reply to request id: the message, the parameter to blame and, for
+// a rule across parameters, all the parameters it spans.
+func errorReply(id int64, body errorBody) reply {
+	r := reply{Type: "error", ID: id, Error: body.Error, Param: body.Param}
+	if len(body.Params) > 0 {
+		r.Params = body.Params
+	}
+	return r
+}
+
 // StatusIdle is the close code of a stream that sent no request for Config.IdleTimeout. The
 // page reconnects when its viewer comes back.
 const StatusIdle websocket.StatusCode = 4000
@@ -358,7 +368,7 @@ const StatusIdle websocket.StatusCode = 4000
 // run serves one request. It returns the newer request that interrupted it, if any.
 func (d *driver) run(req request, busyTry *int, jitter *rand.Rand) (*request, error) {
 	s, l := d.s, d.l
-	v, err := l.Params.ParseQuery(req.Query)
+	v, err := l.Parse(req.Query)
 	if err != nil {
 		s.metrics.rejected.WithLabelValues("bad_params").Inc()
 		return nil, d.writeErr(req.ID, err)
@@ -481,5 +491,5 @@ func (d *driver) writeErr(id int64, err error) error {
 	if code == 499 {
 		return err
 	}
-	return d.out(reply{Type: "error", ID: id, Error: body.Error, Param: body.Param})
+	return d.out(errorReply(id, body))
 }

@@ -8,15 +8,18 @@ type Registry struct {
 }
 
 // NewRegistry returns a registry of labs in the given order. It panics on a duplicate name, a
-// lab whose parameter defaults are invalid, a view that names what does not exist
-// ([View.Check]) or a tour that does not run, which are programming errors.
+// lab whose parameter defaults are invalid or break its rules across parameters, a view that
+// names what does not exist ([View.Check]), or a tour step that is not a valid scenario, which
+// are programming errors.
 func NewRegistry(labs ...*Lab) *Registry {
 	r := &Registry{}
 	for _, l := range labs {
 		if _, ok := r.Lookup(l.Name); ok {
 			panic(fmt.Sprintf("lab: %q registered twice", l.Name))
 		}
-		l.Params.Defaults()
+		if err := l.check(l.Params.Defaults()); err != nil {
+			panic(fmt.Sprintf("lab %s: the defaults break a rule: %v", l.Name, err))
+		}
 		if err := l.View.Check(l.Params); err != nil {
 			panic(fmt.Sprintf("lab %s: view: %v", l.Name, err))
 		}

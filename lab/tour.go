@@ -48,7 +48,7 @@ func (l *Lab) FindStep(id string) (Tour, int, bool) {
 
 // CheckTours reports the first problem with l's tours: a name that is missing, repeated or
 // not URL-safe, a step without title or text, or a step URL that is not one of l's scenarios
-// in canonical form.
+// (keeping its rules across parameters) in canonical form.
 func (l *Lab) CheckTours() error {
 	seen := map[string]bool{}
 	for _, t := range l.Tours {
@@ -71,7 +71,7 @@ func (l *Lab) CheckTours() error {
 			if err != nil || u.Path != "/"+l.Name || u.Fragment != "" {
 				return fmt.Errorf("%s: URL %q is not a scenario of this lab", where, s.URL)
 			}
-			v, err := l.Params.ParseQuery(u.RawQuery)
+			v, err := l.Parse(u.RawQuery)
 			if err != nil {
 				return fmt.Errorf("%s: URL %q: %w", where, s.URL, err)
 			}

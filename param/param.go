@@ -120,10 +120,13 @@ func (r Range) String() string {
 func (r Range) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
 
 // Error is a bad parameter value. Param names the parameter ("" when the fault is the query
-// as a whole); the message names it too and says what is allowed.
+// as a whole); the message names it too and says what is allowed. An error of a rule across
+// parameters (a subset larger than the backends, say) lists in Params every parameter the
+// rule spans, Param first, and its message names them all and the relation they must keep.
 type Error struct {
-	Param string `json:"param"`
-	Msg   string `json:"error"`
+	Param  string   `json:"param"`
+	Msg    string   `json:"error"`
+	Params []string `json:"params,omitempty"`
 }
 
 func (e *Error) Error() string { return e.Msg }

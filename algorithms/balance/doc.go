@@ -19,7 +19,7 @@
 //     as an option;
 //   - [Weighted], weighted round robin: shares proportional to a capability
 //     score computed from the load backends report, with errors counted
-//     against it.
+//     against it, even from a backend that fails without using any CPU.
 //
 // Two policies go beyond the book: [Random], the baseline, and
 // [TwoChoices], the power of two choices on active requests (Mitzenmacher;

@@ -4,7 +4,9 @@ import "math/rand/v2"
 
 // Random sends each request to a uniformly random available backend. It
 // calls [View.Len] and [View.Available]. Like [RoundRobin] it ignores load;
-// unlike it, it also lets short-term counts wander.
+// unlike it, it also lets short-term counts wander. It reads no error
+// signal either, so it cannot avoid a backend that fails fast: such a
+// backend gets its share, as under round robin, give or take chance.
 //
 // It draws one value from Src per pick, and a second only when the first
 // lands on an unavailable backend; the result is uniform over the available

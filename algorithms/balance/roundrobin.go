@@ -7,7 +7,8 @@ package balance
 //
 // It ignores load, which is why the chapter measured up to twice the CPU on
 // the busiest backend as on the idlest: clients send at different rates,
-// queries cost different amounts, and machines differ.
+// queries cost different amounts, and machines differ. It ignores errors
+// too: a backend that fails fast keeps its share of the requests.
 //
 // The zero value starts at position 0.
 type RoundRobin struct {

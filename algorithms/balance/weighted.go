@@ -6,17 +6,32 @@ import "math"
 // the requests is proportional to a weight computed from what the backend
 // reports about itself, so that backends that serve more queries for the
 // same utilisation (faster machines, cheaper queries) get more, and
-// backends that fail get less. It calls [View.Len], [View.Available] and
-// [View.Report].
+// backends that fail get less ("failed requests are a penalty in future
+// decisions", as the chapter puts it). It calls [View.Len],
+// [View.Available] and [View.Report].
 //
 // The weight is [Weight]: QPS / (Utilization + EPS/QPS · ErrorPenalty), the
-// formula of gRPC's weighted_round_robin policy (gRFC A58) for the
-// chapter's "capability score": queries served per unit of utilisation,
-// with the error rate counted as extra utilisation so that a backend that
-// answers fast with errors does not look capable. A backend without a
-// usable report (zero QPS or utilisation) gets the mean weight of those
-// that have one, as in gRPC; when none has, all weigh the same and Weighted
-// is plain round robin.
+// formula of gRPC's weighted_round_robin policy (gRFC A58, "Client-side
+// weighted round robin LB policy") for the chapter's "capability score":
+// queries served per unit of utilisation, with the error rate counted as
+// extra utilisation so that a backend that answers fast with errors does not
+// look capable.
+//
+// One departure from gRPC, so that the penalty reaches the backend it is
+// for: gRPC ignores a report with zero utilisation, and so a backend that
+// fails every request without using any CPU (a fail-fast backend) keeps the
+// mean weight there and gets as much traffic as under plain round robin.
+// Weighted evaluates the formula at zero utilisation too, whenever the
+// backend reports errors: a backend that fails every request weighs
+// QPS/ErrorPenalty, less than a healthy backend at the same rate, and its
+// share shrinks report by report.
+//
+// A report with no queries, or with no utilisation and no errors, is not
+// usable: the backend keeps the weight of its last usable report, as in
+// gRPC (which also forgets a weight not refreshed for three minutes; a
+// Weighted has no clock and does not). A backend that has never sent a
+// usable report gets the mean weight of those that have, as in gRPC; when
+// none has, all weigh the same and Weighted is plain round robin.
 //
 // Requests follow nginx's smooth weighted round robin: every pick adds each
 // available backend's weight to its running credit, picks the backend with
@@ -33,18 +48,20 @@ type Weighted struct {
 	ErrorPenalty float64
 
 	credit  []float64 // running credit per backend
-	report  []Report  // the report weight[i] was computed from
-	weight  []float64 // Weight(report[i], penalty)
+	report  []Report  // the last report seen of each backend
+	weight  []float64 // the weight of its last usable report, or 0
 	use     []float64 // this pick's weights
 	penalty float64   // ErrorPenalty the caches were computed with
 }
 
 // Weight returns the weight of a backend that reported r: r.QPS /
 // (r.Utilization + r.EPS/r.QPS·errorPenalty). It returns 0, meaning no
-// usable report, when r.QPS or r.Utilization is not positive or the result
-// is not finite; a negative EPS or errorPenalty counts as 0.
+// usable report, when r.QPS is not positive, r.Utilization is negative or
+// not a number, or the result is not finite (zero utilisation without
+// errors); a negative EPS or errorPenalty counts as 0. Unlike gRPC, a
+// report of zero utilisation with errors is usable: see [Weighted].
 func Weight(r Report, errorPenalty float64) float64 {
-	if !(r.QPS > 0) || !(r.Utilization > 0) {
+	if !(r.QPS > 0) || !(r.Utilization >= 0) {
 		return 0
 	}
 	w := r.QPS / (r.Utilization + max(r.EPS, 0)/r.QPS*max(errorPenalty, 0))
@@ -55,9 +72,10 @@ func Weight(r Report, errorPenalty float64) float64 {
 }
 
 // Pick returns the available backend with the most credit after adding
-// the weights, or −1. The credits reset when the subset size changes.
-// Weights are cached and recomputed only for backends whose report
-// changed. A *Table is read directly rather than through its methods.
+// the weights, or −1. The credits and weights reset when the subset size
+// changes. Weights are cached and recomputed only for backends whose report
+// changed; an unusable report leaves the last weight in place. A *Table is
+// read directly rather than through its methods.
 func (w *Weighted) Pick(v View) int {
 	n := v.Len()
 	if len(w.credit) != n || w.penalty != w.ErrorPenalty {
@@ -67,8 +85,8 @@ func (w *Weighted) Pick(v View) int {
 		w.use = make([]float64, n)
 		w.penalty = w.ErrorPenalty
 	}
-	// use[i] is backend i's weight, 0 without a report, −1 when it is
-	// unavailable; mean is the mean of the known weights.
+	// use[i] is backend i's weight, 0 before its first usable report, −1
+	// when it is unavailable; mean is the mean of the known weights.
 	sum, known := 0.0, 0
 	t, _ := v.(*Table)
 	for i := range n {
@@ -90,7 +108,9 @@ func (w *Weighted) Pick(v View) int {
 		}
 		if r != w.report[i] {
 			w.report[i] = r
-			w.weight[i] = Weight(r, w.penalty)
+			if wt := Weight(r, w.penalty); wt > 0 {
+				w.weight[i] = wt
+			}
 		}
 		if wt := w.weight[i]; wt > 0 {
 			sum += wt

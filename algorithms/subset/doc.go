@@ -52,8 +52,8 @@
 // on; clients are numbered 0 to clients−1, as the tasks of a job are.
 // [Connections] counts the connections per backend for all clients,
 // [Summarize] gives their minimum, maximum, mean and standard deviation, and
-// [MeasureChurn] counts the connections that open and close when one client
-// or backend is added or removed.
+// [MeasureChurn] counts the connections that open and close when a job is
+// resized by one client or backend, or when one backend fails.
 //
 // Results depend only on the arguments and the algorithm's Seed: the
 // shuffles draw from math/rand/v2's PCG through a bounded-integer method

@@ -29,6 +29,12 @@ type Rendezvous struct {
 	// would use a hash of the backend's address). When nil, a backend's
 	// key is its index. Keys must have at least backends elements.
 	Keys []uint64
+	// Healthy reports whether a backend may join a subset; nil means all
+	// backends are healthy. An unhealthy backend is passed over, so a
+	// client whose subset held it takes its next-ranked backend instead and
+	// no other subset changes. When fewer than size backends are healthy,
+	// the subset holds all healthy backends.
+	Healthy func(backend int) bool
 }
 
 // Subset returns the size backends with the highest scores for client,
@@ -49,17 +55,28 @@ func (r Rendezvous) Subset(dst []int, client, clients, backends, size int) []int
 		h.scores = local[:k]
 	}
 	// dst is a min-heap of the best k seen so far, lowest-ranked at the root.
-	for b := range k {
-		dst = append(dst, b)
-		if h.scores != nil {
-			h.scores[b] = h.score(b)
+	b := 0
+	for ; b < backends && len(dst) < k; b++ {
+		if r.Healthy != nil && !r.Healthy(b) {
+			continue
 		}
+		if h.scores != nil {
+			h.scores[len(dst)] = h.score(b)
+		}
+		dst = append(dst, b)
+	}
+	k = len(dst)
+	if k == 0 {
+		return dst
 	}
 	for i := k/2 - 1; i >= 0; i-- {
 		h.down(dst, i, k)
 	}
 	root, rootScore := dst[0], h.at(dst, 0)
-	for b := k; b < backends; b++ {
+	for ; b < backends; b++ {
+		if r.Healthy != nil && !r.Healthy(b) {
+			continue
+		}
 		if s := h.score(b); below(root, rootScore, b, s) {
 			h.set(dst, 0, b, s)
 			h.down(dst, 0, k)

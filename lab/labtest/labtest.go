@@ -157,7 +157,7 @@ func (g *Gated) gate(url string) chan struct{} {
 // Step lets k updates of the run of scenario query (a query of the lab's parameters) through,
 // waiting until the run has taken them.
 func (g *Gated) Step(ctx context.Context, query string, k int) error {
-	v, err := g.Lab.Params.ParseQuery(query)
+	v, err := g.Lab.Parse(query)
 	if err != nil {
 		return err
 	}
@@ -192,7 +192,7 @@ func (g *Gated) Running() int { return int(g.running.Load()) }
 // or a failed run. Labs' tests share it.
 func MustRun(tb testing.TB, l *lab.Lab, query string) *lab.Result {
 	tb.Helper()
-	v, err := l.Params.ParseQuery(query)
+	v, err := l.Parse(query)
 	if err != nil {
 		tb.Fatal(err)
 	}

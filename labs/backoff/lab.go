@@ -2,6 +2,7 @@ package backoff
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"runtime"
 	"slices"
@@ -28,10 +29,10 @@ var Params = param.Set{
 		Help:    "Retry policies to compare; each sees the same network in every trial."},
 	{Name: "clients", Label: "Clients", Kind: param.Int, Default: "100", Min: 1, Max: 1000, Step: 1,
 		Help: "How many clients race to write the row (N)."},
-	{Name: "base", Label: "Base", Kind: param.Duration, Default: "5ms", Min: 0.1, Max: 60000, Step: 0.1, Unit: "ms", Log: true,
-		Help: "First sleep: the a of min(cap, a·r^attempt)."},
+	{Name: "base", Label: "Base a", Kind: param.Duration, Default: "5ms", Min: 0.1, Max: 60000, Step: 0.1, Unit: "ms", Log: true,
+		Help: "The a of min(cap, a·r^attempt). The simulated strategies count as Brooker's simulator does: the first retry is attempt 1, so exponential backoff first sleeps a·r and full and equal jitter up to a·r (decorrelated between a and 3a, constant and linear a). The retry schedule counts as the Qiita post does: its retry 1 sleeps a."},
 	{Name: "cap", Label: "Cap", Kind: param.Duration, Default: "2s", Min: 1, Max: 86400000, Step: 1, Unit: "ms", Log: true,
-		Help: "Longest sleep."},
+		Help: "Longest sleep: at least the base."},
 	{Name: "multiplier", Group: "Advanced", Label: "Multiplier r", Kind: param.Float, Default: "2", Min: 1, Max: 10, Step: 0.05,
 		Help: "Growth per retry; the next sleep is about (r−1)·elapsed time."},
 	{Name: "latency_mean", Group: "Advanced", Label: "Latency mean", Kind: param.Duration, Default: "10ms", Min: 0, Max: 1000, Step: 0.1, Unit: "ms",
@@ -46,6 +47,15 @@ var Params = param.Set{
 		Help: "Client counts for the work and completion charts, from:to:step, or off."},
 	{Name: "retries", Group: "Advanced", Label: "Schedule length", Kind: param.Int, Default: "12", Min: 1, Max: 200, Step: 1,
 		Help: "Retries shown in the retry schedule."},
+}
+
+// check enforces the rule across the lab's parameters (see lab.Lab.Check): the longest sleep
+// is no shorter than the base every sleep grows from.
+func check(v param.Values) error {
+	if base, c := v.Duration("base"), v.Duration("cap"); c < base {
+		return lab.Relation(fmt.Sprintf("cap must be at least base (%s), got %s", param.FormatDuration(base), param.FormatDuration(c)), "cap", "base")
+	}
+	return nil
 }
 
 // Budget limits, independent of the server's work budget: one simulation may deliver at most
@@ -70,6 +80,7 @@ func (r *runner) lab() *lab.Lab {
 			"“Exponential Backoff and Jitter”. Without jitter, retries stay in lockstep and clients keep colliding; " +
 			"with jitter they spread out and the work falls.",
 		Params:      Params,
+		Check:       check,
 		View:        view,
 		Tours:       tours,
 		Cost:        r.Cost,
@@ -233,8 +244,12 @@ type ScheduleStep struct {
 	SleepMS         float64 `json:"sleep_ms"`
 	ElapsedMS       float64 `json:"elapsed_ms"`
 	NextFromElapsed float64 `json:"next_sleep_from_elapsed_ms"` // a + (r−1)·T_n, uncapped
-	LinearSleepMS   float64 `json:"linear_sleep_ms"`
-	LinearElapsedMS float64 `json:"linear_elapsed_ms"`
+	// SimulatedSleepMS is the sleep before retry n of the simulated exponential strategy,
+	// min(cap, a·r^n): Brooker's simulator counts the first retry as attempt 1, one step
+	// ahead of SleepMS, which is the Qiita post's t_n = min(cap, a·r^(n−1)).
+	SimulatedSleepMS float64 `json:"simulated_sleep_ms"`
+	LinearSleepMS    float64 `json:"linear_sleep_ms"`
+	LinearElapsedMS  float64 `json:"linear_elapsed_ms"`
 }
 
 // timelineBins is the most bins a writes-over-time histogram is shown with.
@@ -653,7 +668,8 @@ func (r *runner) advance(ctx context.Context, s scenario, p *point, from, to int
 
 // scheduleUpdate is the retry schedule of the posts “リトライ処理時のExponential Backoff(指数関数バックオフ)戦略”
 // and “Exponential backoff における経過時間とリトライ間隔の関係”: exponential t_n = min(cap, a·r^(n−1))
-// beside linear t_n = min(cap, a·n), with elapsed T_n and the relation t_{n+1} = a + (r−1)·T_n.
+// beside linear t_n = min(cap, a·n), with elapsed T_n and the relation t_{n+1} = a + (r−1)·T_n,
+// and the sleep before retry n of the simulated exponential strategy, min(cap, a·r^n).
 func scheduleUpdate(s scenario) lab.Update {
 	exp := backoff.Schedule(s.base, s.cap, s.multiplier, s.retries)
 	steps := make([]ScheduleStep, len(exp))
@@ -666,9 +682,11 @@ func scheduleUpdate(s scenario) lab.Update {
 		lin := backoff.Linear{Base: s.base, Cap: s.cap}.Sleep(st.Retry, 0, nil)
 		linElapsed += lin
 		nextSleep := backoff.NextSleep(s.base, s.multiplier, st.Elapsed)
+		simulated := Policy(baseline, s.base, s.cap, s.multiplier).Sleep(st.Retry, 0, nil)
 		steps[i] = ScheduleStep{
 			Retry: st.Retry, SleepMS: ms(st.Sleep), ElapsedMS: ms(st.Elapsed),
-			NextFromElapsed: ms(nextSleep), LinearSleepMS: ms(lin), LinearElapsedMS: ms(linElapsed),
+			NextFromElapsed: ms(nextSleep), SimulatedSleepMS: ms(simulated),
+			LinearSleepMS: ms(lin), LinearElapsedMS: ms(linElapsed),
 		}
 		retry[i], sleepExp[i], sleepLin[i] = float64(st.Retry), ms(st.Sleep), ms(lin)
 		elapsed[i], line[i] = ms(st.Elapsed), ms(nextSleep)

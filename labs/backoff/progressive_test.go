@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
 	"runtime"
 	"slices"
 	"testing"
@@ -40,8 +41,8 @@ func TestProgressiveEqualsOneShot(t *testing.T) {
 			for _, procs := range []int{1, 2, 7} {
 				old := runtime.GOMAXPROCS(procs)
 				l := Lab()
-				got := marshal(t, mustRunOn(t, l, q))
-				again := marshal(t, mustRunOn(t, l, q)) // from the memo
+				got := asThen(marshal(t, mustRunOn(t, l, q)))
+				again := asThen(marshal(t, mustRunOn(t, l, q))) // from the memo
 				runtime.GOMAXPROCS(old)
 				if !bytes.Equal(got, want) {
 					t.Errorf("GOMAXPROCS=%d: progressive result differs from the one-shot result", procs)
@@ -60,12 +61,19 @@ func TestProgressiveEqualsOneShot(t *testing.T) {
 				t.Fatal(err)
 			}
 			mustRunOn(t, l, v.Encode())
-			if got := marshal(t, mustRunOn(t, l, q)); !bytes.Equal(got, want) {
+			if got := asThen(marshal(t, mustRunOn(t, l, q))); !bytes.Equal(got, want) {
 				t.Errorf("after a neighbour filled the memo: result differs from the one-shot result")
 			}
 		})
 	}
 }
+
+// addedSince matches the lines of the fields added to the result since the one-shot files
+// were written (fields may be added, never renamed): summary.schedule[].simulated_sleep_ms.
+var addedSince = regexp.MustCompile(`(?m)^ *"simulated_sleep_ms": [^\n]*,\n`)
+
+// asThen is a marshalled result without the fields added since the one-shot files.
+func asThen(b []byte) []byte { return addedSince.ReplaceAll(b, nil) }
 
 func marshal(tb testing.TB, r *lab.Result) []byte {
 	tb.Helper()

@@ -17,25 +17,27 @@ var tours = []lab.Tour{{
 		Title: "Full jitter",
 		URL:   "/backoff?strategies=exponential,full",
 		Text: "Full jitter sleeps a random time between zero and the exponential backoff. The clusters " +
-			"dissolve into a steady trickle, far fewer writes collide, and the work falls to under " +
-			"half of plain exponential backoff's.",
+			"dissolve into a steady trickle, far fewer writes collide, and the work falls by 57%: " +
+			"795 writes against plain exponential backoff's 1,855.",
 	}, {
 		Title:   "Work as clients grow",
 		URL:     "/backoff",
 		Predict: "Which strategy needs the fewest writes in all: full, equal or decorrelated jitter?",
 		Text: "The post's headline figure: writes needed until every client succeeds, against the number " +
 			"of contending clients. Without jitter the work climbs steeply; full and equal jitter need " +
-			"the least, decorrelated jitter a little more.",
+			"the least (795 and 811 writes at 100 clients), decorrelated jitter a little more (1,004), " +
+			"plain exponential backoff 1,855 and no backoff 2,421.",
 	}, {
 		Title: "Time to finish",
 		URL:   "/backoff?strategies=exponential,full,equal,decorrelated",
 		Text: "Completion time is when the last client succeeds. Plain exponential backoff takes by far " +
-			"the longest (its sleeps grow unchecked until the cap); among the jittered strategies equal " +
-			"jitter is the slowest, and full jitter takes a little longer than decorrelated.",
+			"the longest, 63.3 s (its sleeps grow unchecked until the cap); among the jittered strategies equal " +
+			"jitter is the slowest (6.7 s), and full jitter (4.8 s) takes a little longer than decorrelated (4.5 s).",
 	}, {
 		Title: "More clients",
 		URL:   "/backoff?strategies=exponential,full&clients=500&sweep=50:950:50",
-		Text: "With five times as many clients the gap widens: every extra client adds collisions, and " +
-			"only jitter keeps them apart. Drag the clients slider to see where each strategy bends.",
+		Text: "With five times as many clients the gap widens: full jitter needs 74% fewer writes than plain " +
+			"exponential backoff (6,277 against 24,391), where it needed 57% fewer at 100 clients. Every extra " +
+			"client adds collisions, and only jitter keeps them apart. Drag the clients slider to see where each strategy bends.",
 	}},
 }}

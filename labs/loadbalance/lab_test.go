@@ -339,7 +339,7 @@ func TestCostWithinTwice(t *testing.T) {
 		"event=abrupt_stop&event_share=0.5&duration=30s&clients=100",
 		"failing=20&backends=100&clients=50&policy=least_loaded,weighted&duration=20s",
 		"rate=100&clients=20&backends=5&subset=2&max_active=3&duration=10s&policy=round_robin", // overloaded
-		"clients=1&backends=1&duration=1s&rate=0.1",
+		"clients=1&backends=1&subset=1&duration=1s&rate=0.1",
 	} {
 		v, err := Params.ParseQuery(q)
 		if err != nil {
@@ -435,12 +435,12 @@ func TestMemo(t *testing.T) {
 func TestEdges(t *testing.T) {
 	const short = "&duration=3s&rate=5"
 	for _, q := range []string{
-		"clients=1&backends=1&subset=1000",
+		"clients=1&backends=1&subset=1",
 		"clients=1&backends=3000&subset=1&subsetting=aperture",
 		"clients=2000&backends=3&subset=2&subsetting=aperture",
-		"clients=5&backends=1&failing=100",
-		"clients=5&backends=2&failing=1&event=abrupt_stop&event_share=0.5",
-		"clients=5&backends=1&event=lame_duck",
+		"clients=5&backends=1&subset=1&failing=1",
+		"clients=5&backends=2&subset=2&failing=1&event=abrupt_stop&event_share=0.5",
+		"clients=5&backends=1&subset=1&event=lame_duck",
 		"clients=3&backends=7&subset=7&subsetting=rendezvous&max_active=1&policy=round_robin,least_loaded,weighted,random,p2c",
 		"clients=30&backends=30&cost_spread=1000&machine_spread=4&antagonists=1&client_spread=100&count_errors=true",
 		"subsetting=deterministic&clients=29&backends=31&subset=4&event=abrupt_stop&failing=3",

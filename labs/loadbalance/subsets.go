@@ -62,8 +62,10 @@ func connStats(counts []int) ConnStats {
 }
 
 // Comparison is one row of summary.subsettings: an algorithm's connection spread at the
-// scenario's sizes and, when the sizes are small enough to count them, the connections that
-// change when one client or backend is added or removed.
+// scenario's sizes and, when the sizes are small enough to count them, its churn: the
+// connections opened plus closed when a job is resized by one task (a client or a backend
+// added or removed at the end of its list, so that every client subsets a list of a new
+// length) and when one backend fails (it stays in the list; see subset.FailBackend).
 type Comparison struct {
 	Subsetting     string  `json:"subsetting"`
 	Min            int     `json:"min"`
@@ -72,8 +74,9 @@ type Comparison struct {
 	MaxOverMean    float64 `json:"max_over_mean"`
 	AddClient      *int    `json:"churn_add_client,omitempty"`
 	RemoveClient   *int    `json:"churn_remove_client,omitempty"`
-	AddBackend     *int    `json:"churn_add_backend,omitempty"`
-	RemoveBackend  *int    `json:"churn_remove_backend,omitempty"`
+	AddBackend     *int    `json:"churn_add_backend,omitempty"`    // a resize: the backend job grows by one
+	RemoveBackend  *int    `json:"churn_remove_backend,omitempty"` // a resize: the backend job shrinks by one
+	FailBackend    *int    `json:"churn_fail_backend,omitempty"`   // one backend fails and stays in the list
 	ConnectionsAll int     `json:"connections"`
 }
 
@@ -111,6 +114,7 @@ func compare(s Scenario, chosen []int) []Comparison {
 			}
 			row.AddClient, row.RemoveClient = churn(subset.AddClient), churn(subset.RemoveClient)
 			row.AddBackend, row.RemoveBackend = churn(subset.AddBackend), churn(subset.RemoveBackend)
+			row.FailBackend = churn(subset.FailBackend)
 		}
 		rows = append(rows, row)
 	}

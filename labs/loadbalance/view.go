@@ -26,20 +26,27 @@ var view = lab.View{
 			{Field: "p99_over_mean", Label: "p99/mean", Digits: 2},
 			{Field: "wasted_cpu_pct", Label: "wasted CPU", Digits: 1, Unit: lab.Percent},
 			{Field: "errors", Label: "errors"},
-			{Field: "latency_p50_ms", Label: "p50", Digits: 0, Unit: lab.Millis},
-			{Field: "latency_p99_ms", Label: "p99", Digits: 0, Unit: lab.Millis},
-		}},
+			{Field: "fail_fast", Label: "to fail-fast backends"},
+			{Field: "active_per_client", Label: "in flight per client", Digits: 1},
+			{Field: "latency_p50_ms", Label: "p50", Digits: 1, Unit: lab.Millis},
+			{Field: "latency_p99_ms", Label: "p99", Digits: 1, Unit: lab.Millis},
+		}, Help: "CPU figures are per backend over the run, fail-fast backends left out. p50 and p99: latency percentiles of the requests that succeeded, " +
+			"from a histogram of buckets 1/16 of an octave (about 4.4%) wide, interpolated within the bucket; read them to about a percent, not to the last digit."},
 		{ID: "subsettings", Title: "Subsetting algorithms at these sizes", Key: "subsettings", Rows: lab.ListRows, Columns: []lab.Column{
 			{Field: "subsetting", Label: "subsetting"},
 			{Field: "min", Label: "connections min"},
 			{Field: "max", Label: "max"},
 			{Field: "sd", Label: "sd", Digits: 2},
 			{Field: "max_over_mean", Label: "max/mean", Digits: 2},
-			{Field: "churn_add_client", Label: "churn: +client"},
-			{Field: "churn_remove_client", Label: "−client"},
-			{Field: "churn_add_backend", Label: "+backend"},
-			{Field: "churn_remove_backend", Label: "−backend"},
-		}, Help: "Churn: connections opened plus closed when one client or backend is added or removed at the end of the list."},
+			{Field: "churn_fail_backend", Label: "churn: a backend fails"},
+			{Field: "churn_add_client", Label: "clients +1"},
+			{Field: "churn_remove_client", Label: "clients −1"},
+			{Field: "churn_add_backend", Label: "backends +1 (resize)"},
+			{Field: "churn_remove_backend", Label: "backends −1 (resize)"},
+		}, Help: "Churn: connections opened plus closed. A backend fails: it stays in the list, and only the clients that had it react — " +
+			"random and rendezvous clients take the next backend of their own order in its place (the chapter: random subsetting copes with restarts and failures), " +
+			"deterministic and aperture clients keep their subsets one backend short. A resize adds or removes the last client or backend of the job, " +
+			"so every client subsets a list of a new length: random and deterministic shuffles then change nearly every subset."},
 		{ID: "rounds", Title: "Deterministic subsetting: the rounds", Key: "rounds", Rows: lab.ListRows, Bottom: true, Columns: []lab.Column{
 			{Field: "round", Label: "round"},
 			{Field: "list", Label: "shuffled backends, cut into clients' subsets"},
@@ -52,7 +59,8 @@ var view = lab.View{
 	},
 	Notes: []string{
 		"The model: clients send Poisson requests whose CPU cost is log-uniform (mean 0.4 s on a machine of speed 1); every backend has eight cores, serves its queue in order (refusing requests when 100 are waiting) and runs at its machine's speed, slowed by up to 20% while an antagonist shares the machine and halved while it warms up after a restart. CPU is utilisation: busy core time over available core time.",
-		"Least-loaded round robin sees only the client's own active requests; weighted round robin uses the utilisation, queries and errors per second each backend reports every second (gRPC's weight formula). A client stops sending to a backend over the flow-control limit; a request with no backend to go to fails.",
+		"Least-loaded round robin sees only the client's own active requests; weighted round robin uses the utilisation, queries and errors per second each backend reports every second (gRPC's weight formula, queries / (utilisation + errors/queries)), and counts errors against a backend even when it uses no CPU, where gRPC would ignore the report: a fail-fast backend's share shrinks second by second. A client stops sending to a backend over the flow-control limit; a request with no backend to go to fails.",
+		"Deterministic subsetting is the chapter's code when the subset size divides the number of backends. When it does not, the chapter's prose says the counts still differ by at most one, but its printed code cuts every round into backends/size whole subsets and leaves the rest of the round's backends unused, and the shortfalls add up: at 300 clients, 300 backends and subsets of 7 (42 subsets a round, 6 backends left out each time) the code gives 4 to 8 connections per backend. Here the rounds' shuffled lists are read as one stream, so the subset that would be cut short continues into the next list: exactly 7 each.",
 		"Aperture subsets may be a little larger than the subset size; the policies here ignore the aperture's weights for its two edge backends.",
 		"Wasted CPU, as the chapter defines it, is the sum over backends of the busiest backend's CPU minus each one's, shown as a share of the busiest one's level times the number of backends. Fail-fast backends are left out of the CPU figures.",
 	},

@@ -158,6 +158,7 @@ type World struct {
 	Scanned   int64 // backends read by pickers that read every backend of the subset
 	latency   [latencyOctaves * latencyBuckets]int64
 	succeeded int64
+	busyTime  int64 // the summed latency of the requests that succeeded, ns
 	errSample int64
 }
 
@@ -468,6 +469,7 @@ func (w *World) complete(r int32, now time.Duration) {
 	cn.active--
 	w.succeeded++
 	w.latency[latencyBucket(now-req.arrival)]++
+	w.busyTime += int64(now - req.arrival)
 	w.release(r)
 	if q := be.qHead; q >= 0 {
 		be.qHead = w.reqs[q].next
@@ -567,19 +569,23 @@ func latencyBucket(d time.Duration) int {
 	return min(int(x), latencyOctaves*latencyBuckets-1)
 }
 
-// Latency returns the q-quantile (0 < q ≤ 1) of successful requests' latency, in ms: the
-// upper edge of its histogram bucket (within 1/16 of an octave, about 4.4%), or 0 without any.
+// Latency returns the q-quantile (0 < q ≤ 1) of successful requests' latency, in ms, or 0
+// without any. Latencies are kept in a histogram of 1/16-octave buckets (about 4.4% wide);
+// the quantile is interpolated within its bucket, taking the bucket's requests as spread
+// evenly over it on a log scale: the k-th of its n requests sits at the fraction (k−½)/n of
+// the way from its lower to its upper edge.
 func (w *World) Latency(q float64) float64 {
 	if w.succeeded == 0 {
 		return 0
 	}
-	want := int64(math.Ceil(q * float64(w.succeeded)))
+	want := max(int64(math.Ceil(q*float64(w.succeeded))), 1)
 	var seen int64
 	for i, n := range w.latency {
-		seen += n
-		if seen >= want {
-			return math.Exp2(float64(i+1)/latencyBuckets) / 1e6
+		if seen+n >= want {
+			f := (float64(want-seen) - 0.5) / float64(n)
+			return math.Exp2((float64(i)+f)/latencyBuckets) / 1e6
 		}
+		seen += n
 	}
 	return 0
 }

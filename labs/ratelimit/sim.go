@@ -56,8 +56,8 @@ type world interface {
 // (memo may be nil).
 func newSimulation(s scenario, memo func(name string) (*finished, bool)) *simulation {
 	sim := &simulation{s: s, names: ordered(s.algorithms), traffic: newTraffic(s), nInst: s.instances, offered: make([]int64, nBins)}
-	if s.balancer == "sticky" && sim.nInst < 2 {
-		sim.nInst = 2 // the scale-out adds an instance
+	if s.balancer == "sticky" {
+		sim.nInst = 2 // one instance (check), and the one the scale-out adds
 	}
 	if s.balancer == "random" {
 		sim.choices = engine.NewStream(s.seed, engine.Choices, 0, 0)
@@ -228,11 +228,18 @@ type core struct {
 	w, d  int64 // window and duration, ns
 	store string
 
-	// Requests arrived but not yet accounted for, from global index pbase.
+	// Requests arrived but not yet decided, from global index pbase.
 	pt    []int64 // arrival times
 	ps    []uint8 // pending, admitted or rejected
-	ph    int     // first unaccounted
+	ph    int     // first pending
 	pbase int64   // global index of pt[0]
+
+	// Requests decided but not yet accounted for, in two parts: those decided in order (a
+	// queue from rh, the common case) and those decided out of order (a heap), each by
+	// (at, g).
+	queue []decision
+	rh    int
+	ready []decision
 
 	win   []int64 // admitted times inside the exact window, oldest first, from wh
 	wh    int
@@ -244,6 +251,12 @@ type core struct {
 	sent, sentBins int // samples and bins sent
 	errSum         float64
 	errN           int
+
+	// The exact count above the limit, integrated up to at: its area (requests × ns) and
+	// the time it spent there (ns).
+	at       int64
+	overArea float64
+	overTime int64
 
 	sum   AlgorithmSummary
 	ops   int64 // store operations
@@ -258,6 +271,15 @@ const (
 	rejected
 )
 
+// decision is a decided request: admitted or not, and the true time at which it counts in
+// the exact window.
+type decision struct {
+	at, g int64
+	ok    bool
+}
+
+func (d *decision) before(o *decision) bool { return d.at < o.at || d.at == o.at && d.g < o.g }
+
 func (c *core) base() *core { return c }
 
 // add records the arrival of request g at t, undecided.
@@ -266,41 +288,61 @@ func (c *core) add(t int64) {
 	c.ps = append(c.ps, pending)
 }
 
-// decide records request g's decision.
-func (c *core) decide(g int64, ok bool) {
+// decide records request g's decision, counted in the exact window at its arrival.
+func (c *core) decide(g int64, ok bool) { c.decideAt(g, ok, c.pt[g-c.pbase]) }
+
+// decideAt records request g's decision, counted in the exact window at true time at, no
+// earlier than its arrival: when the attempt that decided it left the instance, for a
+// compare-and-swap that had to retry; when it leaves the queue for the service, for the
+// leaky bucket queue.
+func (c *core) decideAt(g int64, ok bool, at int64) {
 	c.done++
 	if ok {
 		c.ps[g-c.pbase] = admitted
 	} else {
 		c.ps[g-c.pbase] = rejected
 	}
+	d := decision{at: at, g: g, ok: ok}
+	if n := len(c.queue); n == c.rh || !d.before(&c.queue[n-1]) {
+		c.queue = append(c.queue, d)
+		return
+	}
+	c.ready = heapPush(c.ready, d)
 }
 
-// account folds the decided requests, in order of arrival, into the exact count and the
-// tallies, and computes the exact count at every sample before frontier (before the first
-// undecided request, and before end: later arrivals have not been drawn).
+// nextReady returns the earliest decision not accounted for, if any.
+func (c *core) nextReady() (decision, bool) {
+	switch {
+	case c.rh < len(c.queue) && (len(c.ready) == 0 || c.queue[c.rh].before(&c.ready[0])):
+		return c.queue[c.rh], true
+	case len(c.ready) > 0:
+		return c.ready[0], true
+	}
+	return decision{}, false
+}
+
+// popReady removes the earliest decision, which nextReady returned.
+func (c *core) popReady() {
+	if c.rh < len(c.queue) && (len(c.ready) == 0 || c.queue[c.rh].before(&c.ready[0])) {
+		c.rh++
+		if c.rh == len(c.queue) {
+			c.queue, c.rh = c.queue[:0], 0
+		} else if c.rh > 4096 && c.rh > len(c.queue)/2 {
+			n := copy(c.queue, c.queue[c.rh:])
+			c.queue, c.rh = c.queue[:n], 0
+		}
+		return
+	}
+	_, c.ready = heapPop(c.ready)
+}
+
+// account folds the decided requests into the exact count and the tallies, in order of the
+// time they count at, and computes the exact count at every sample before frontier. A
+// request still pending counts no earlier than its arrival and later arrivals have not been
+// drawn, so the frontier is the first pending arrival, or end.
 func (c *core) account(end int64, final bool) {
 	for c.ph < len(c.pt) && c.ps[c.ph] != pending {
-		t := c.pt[c.ph]
-		c.exactBefore(t)
-		c.expire(t)
-		n := int64(len(c.win) - c.wh)
-		if c.ps[c.ph] == admitted {
-			c.sum.Admitted++
-			if n >= c.limit {
-				c.sum.OverAdmitted++
-			}
-			c.win = append(c.win, t)
-			c.sum.MaxInWindow = max(c.sum.MaxInWindow, n+1)
-			c.bins[binOf(t, c.d)]++
-		} else {
-			c.sum.Rejected++
-			if n < c.limit {
-				c.sum.WronglyRejected++
-			}
-		}
 		c.ph++
-		c.work++
 	}
 	frontier := end
 	if c.ph < len(c.pt) {
@@ -308,6 +350,34 @@ func (c *core) account(end int64, final bool) {
 	}
 	if final && c.ph == len(c.pt) {
 		frontier = math.MaxInt64
+	}
+	for {
+		d, ok := c.nextReady()
+		if !ok || d.at >= frontier {
+			break
+		}
+		c.popReady()
+		t := d.at
+		c.exactBefore(t)
+		c.expire(t)
+		n := int64(len(c.win) - c.wh)
+		if d.ok {
+			c.sum.Admitted++
+			if n >= c.limit {
+				c.sum.OverAdmitted++
+			}
+			c.win = append(c.win, t)
+			c.sum.MaxInWindow = max(c.sum.MaxInWindow, n+1)
+			if t < c.d { // not what the queue lets out after the run
+				c.bins[binOf(t, c.d)]++
+			}
+		} else {
+			c.sum.Rejected++
+			if n < c.limit {
+				c.sum.WronglyRejected++
+			}
+		}
+		c.work++
 	}
 	c.exactBefore(frontier)
 	for c.bin < nBins && binStart(c.bin+1, c.d) <= frontier {
@@ -330,11 +400,28 @@ func (c *core) account(end int64, final bool) {
 	}
 }
 
-// expire drops the admitted times at or before t-window.
+// expire drops the admitted times at or before t-window, integrating the exact count's
+// excess over the limit up to t on the way. Times passed to it never decrease.
 func (c *core) expire(t int64) {
 	for c.wh < len(c.win) && c.win[c.wh] <= t-c.w {
+		c.integrate(c.win[c.wh] + c.w)
 		c.wh++
 	}
+	c.integrate(t)
+}
+
+// integrate adds the excess of the exact count over the limit from c.at to t, the count
+// being constant in between.
+func (c *core) integrate(t int64) {
+	t = min(t, c.d) // the leaky bucket queue lets requests out after the run
+	if t <= c.at {
+		return
+	}
+	if n := int64(len(c.win) - c.wh); n > c.limit {
+		c.overArea += float64(n-c.limit) * float64(t-c.at)
+		c.overTime += t - c.at
+	}
+	c.at = t
 }
 
 // exactBefore computes the exact count at the samples before t.
@@ -380,6 +467,10 @@ func (c *core) summary() AlgorithmSummary {
 	s := c.sum
 	s.Store = c.store
 	s.StateBytes = c.bytes
+	s.OverLimitRequestS = c.overArea / 1e9
+	if c.d > 0 {
+		s.OverLimitTimePct = 100 * float64(c.overTime) / float64(c.d)
+	}
 	if c.limit > 0 {
 		s.MaxInWindowX = float64(s.MaxInWindow) / float64(c.limit)
 		if c.errN > 0 {

@@ -8,24 +8,30 @@ var view = lab.View{
 	Charts: []lab.Chart{
 		{ID: "count", Title: "Exact count vs each algorithm's estimate", XLabel: "time", YLabel: "requests in the window",
 			Split: true, XUnit: lab.Millis,
-			Help: "Grey: the exact number of this algorithm's admitted requests in the last window. Dashed: what the algorithm itself counts. " +
+			Help: "Grey: the exact number of this algorithm's admitted requests in the last window — for the leaky bucket as a queue, of those it has let out to the service, at the leak rate. Dashed: what the algorithm itself counts. " +
 				"The fixed window's count drops to zero at every boundary; the sliding-window approximation follows the grey line closely."},
 		{ID: "rate", Title: "Admitted per second", XLabel: "time", YLabel: "requests/s", Kind: lab.Steps, XUnit: lab.Millis,
-			Help: "Requests admitted per second by each algorithm, beside those offered (grey); the difference is rejected."},
+			Help: "Requests admitted per second by each algorithm, beside those offered (grey); the difference is rejected. The leaky bucket as a queue shows what it lets out to the service, smoothed to its leak rate."},
 	},
 	Tables: []lab.Table{
 		{ID: "algorithms", Title: "Each algorithm against the exact sliding window", Key: "algorithms", Rows: lab.MapRows,
-			Help: "Over-admitted: admitted although the algorithm's own admitted requests already filled the exact window. " +
+			Help: "Admitted while full: requests admitted while the algorithm's own admitted requests in the last window already numbered the limit. " +
+				"It counts moments, not an excess: a fixed window admitting exactly the limit per window scores about half its admissions here, " +
+				"because the last window is full whenever a new one starts. How far and how long the limit was exceeded are beside it: " +
+				"the worst window as × limit, and the area between the grey line and the limit where the grey line is above it (requests × seconds: " +
+				"100 too many for 10 s is 1,000), with the share of the time it was above. " +
 				"Wrongly rejected: refused although the exact window had room. Estimate error: the mean distance between the dashed and the grey line, " +
 				"in % of the limit (the buckets' estimate, tokens in use, is a different quantity that drains at the refill rate).",
 			Columns: []lab.Column{
 				{Field: "", Label: "algorithm"},
 				{Field: "admitted", Label: "admitted"},
 				{Field: "rejected", Label: "rejected"},
-				{Field: "over_admitted", Label: "over-admitted"},
+				{Field: "over_admitted", Label: "admitted while full"},
+				{Field: "max_in_window_x", Label: "worst window × limit", Digits: 2},
+				{Field: "over_limit_request_s", Label: "above the limit (requests × s)", Digits: 0},
+				{Field: "over_limit_time_pct", Label: "time above", Digits: 1, Unit: lab.Percent},
 				{Field: "wrongly_rejected", Label: "wrongly rejected"},
 				{Field: "max_in_window", Label: "most in a window"},
-				{Field: "max_in_window_x", Label: "× limit", Digits: 2},
 				{Field: "estimate_error_pct", Label: "estimate error", Digits: 1, Unit: lab.Percent},
 				{Field: "state_bytes", Label: "state per key", Unit: lab.Bytes},
 				{Field: "store_ops_per_request", Label: "store ops/request", Digits: 2},
@@ -43,7 +49,9 @@ var view = lab.View{
 			"like a window of limit requests. A full bucket under overload still lets its burst plus a window of refill through: close to twice the limit.",
 		"The token bucket, the leaky bucket as a meter, the leaky bucket as a queue and GCRA admit exactly the same requests at the same rate and burst: " +
 			"they differ in what they keep per key (two values, or GCRA's one theoretical arrival time) and in what they do with an admitted request " +
-			"(the queue holds it until it may leave at the constant rate: its mean wait is in the table).",
+			"(the queue holds it until it may leave at the constant rate: its mean wait is in the table). For the queue, the grey line, the most in a window " +
+			"and the admitted rate count what it lets out to the service, so its smoothing shows: at the default it lets at most 1,000 out in any second " +
+			"where the meter, the token bucket and GCRA let 1,186 through.",
 		"In a distributed run the dashed line is the store's view (for local counters and asynchronous propagation, the view of the instance " +
 			"that served the latest request): where it stays below the grey line, instances decided on what they read before the others' writes " +
 			"landed, or before their messages arrived, and the lost updates let more requests through.",

@@ -138,6 +138,7 @@ type event struct {
 	inst    int32
 	kind    uint8
 	attempt uint8
+	wait    int64 // cas write of the leaky bucket queue: the request's wait in the queue
 }
 
 func (w *simWorld[S]) advance(b *batch, final bool) {
@@ -167,18 +168,30 @@ func (w *simWorld[S]) summary() AlgorithmSummary {
 	return s
 }
 
-// update is the rule's Update of *s at now for one request; the leaky bucket queue also
-// records how long an admitted request waits before it leaves.
-func (w *simWorld[S]) update(s *S, now int64) bool {
+// update is the rule's Update of *s at now for one request. For the leaky bucket queue it
+// also returns how long an admitted request waits before it leaves the queue for the
+// service, and records the wait; for the other rules the wait is 0.
+func (w *simWorld[S]) update(s *S, now int64) (bool, int64) {
 	if w.queue == nil {
-		return w.rule.Update(s, now, 1)
+		return w.rule.Update(s, now, 1), 0
 	}
 	wait, ok := w.queue.Reserve(any(s).(*ratelimit.LeakyQueueState), now, 1)
 	if ok {
 		w.waited += int64(wait)
 		w.waits++
 	}
-	return ok
+	return ok, int64(wait)
+}
+
+// decideState is the rule's Decide of s at now for one request, with the leaky bucket queue's
+// wait before the request leaves (0 for the other rules).
+func (w *simWorld[S]) decideState(s S, now int64) (S, int64, bool) {
+	if w.queue == nil {
+		next, ok := w.rule.Decide(s, now, 1)
+		return next, 0, ok
+	}
+	wait, ok := w.queue.Reserve(any(&s).(*ratelimit.LeakyQueueState), now, 1)
+	return s, int64(wait), ok
 }
 
 // direct decides each request as it arrives: one script at the store, or each instance's
@@ -190,13 +203,14 @@ func (w *simWorld[S]) direct(b *batch, final bool) {
 		inst := b.inst[i]
 		now := t + w.skew[inst]
 		var ok bool
+		var wait int64 // the leaky bucket queue's: the request reaches the service at t + wait
 		switch w.core.store {
 		case "atomic":
-			ok = w.update(&w.store, now)
+			ok, wait = w.update(&w.store, now)
 			w.ops++
 			w.grew(w.store)
 		case "local":
-			ok = w.update(&w.local[inst], now)
+			ok, wait = w.update(&w.local[inst], now)
 			w.grew(w.local[inst])
 		case "async":
 			ok = w.rule.Update(&w.local[inst], now, 1)
@@ -210,7 +224,7 @@ func (w *simWorld[S]) direct(b *batch, final bool) {
 			}
 		}
 		w.last = inst
-		w.decide(b.first+int64(i), ok)
+		w.decideAt(b.first+int64(i), ok, t+wait)
 		w.work += 2
 	}
 	if final {
@@ -327,19 +341,21 @@ func (w *simWorld[S]) first(g, t int64, inst int32) {
 }
 
 // read is a GET at the store at time at, the decision on what it returned, and for an
-// admission the write that follows a round trip later.
+// admission the write that follows a round trip later. The decision counts in the exact
+// window when the attempt left the instance, half a round trip before at: the arrival for a
+// first attempt, later for a compare-and-swap retry, which decides with its own clock.
 func (w *simWorld[S]) read(g, at, now int64, inst int32, attempt uint8) {
 	w.ops++
 	w.work += 3 + w.entries(w.store)/8 + w.stateUnits
-	next, ok := w.rule.Decide(w.store, now, 1)
+	next, wait, ok := w.decideState(w.store, now)
 	if !ok {
-		w.decide(g, false)
+		w.decideAt(g, false, at-w.lat/2)
 		return
 	}
 	if w.core.store != "cas" {
-		w.decide(g, true) // admitted now; the write may be lost
+		w.decideAt(g, true, at-w.lat/2+wait) // admitted now; the write may be lost
 	}
-	w.push(event{at: at + w.lat, g: g, kind: evWrite, slot: w.keep(next), idx: int64(w.ver), inst: inst, attempt: attempt})
+	w.push(event{at: at + w.lat, g: g, kind: evWrite, slot: w.keep(next), idx: int64(w.ver), inst: inst, attempt: attempt, wait: wait})
 }
 
 // incr is INCR of the current counter and GET of the earlier ones, as one round trip, and
@@ -407,15 +423,18 @@ func (w *simWorld[S]) run(ev event) {
 			w.grew(next)
 			return
 		}
+		// The attempt that read the state this swap writes left the instance a round trip
+		// and a half before.
+		attemptAt := ev.at - w.lat - w.lat/2
 		if w.ver == uint64(ev.idx) {
 			w.store, w.ver = next, w.ver+1
 			w.grew(next)
-			w.decide(ev.g, true)
+			w.decideAt(ev.g, true, attemptAt+ev.wait)
 			return
 		}
 		if ev.attempt >= maxAttempts {
 			w.sum.GaveUp++
-			w.decide(ev.g, false)
+			w.decideAt(ev.g, false, attemptAt)
 			return
 		}
 		// The failed swap's answer comes back half a round trip later; the next GET reaches
@@ -447,41 +466,14 @@ func (w *simWorld[S]) push(ev event) {
 	ev.seq = w.seq
 	w.seq++
 	w.work += int64(bits.Len(uint(len(w.events)))) / 4
-	w.events = append(w.events, ev)
-	h := w.events
-	for i := len(h) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !h[i].before(&h[p]) {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
+	w.events = heapPush(w.events, ev)
 }
 
 // pop removes and returns the earliest event.
 func (w *simWorld[S]) pop() event {
-	h := w.events
-	top := h[0]
-	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
-	for i := 0; ; {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		if r := l + 1; r < n && h[r].before(&h[l]) {
-			l = r
-		}
-		if !h[l].before(&h[i]) {
-			break
-		}
-		h[i], h[l] = h[l], h[i]
-		i = l
-	}
+	ev, h := heapPop(w.events)
 	w.events = h
-	return top
+	return ev
 }
 
 func (e *event) before(o *event) bool {

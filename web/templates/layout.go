@@ -128,9 +128,13 @@ func fillTitle(title string, values map[string]string) string {
 // problems of the link the page was opened with.
 func pageState(p Page) map[string]any {
 	values := pageValues(p)
-	errs := []map[string]string{}
+	errs := []map[string]any{}
 	for _, e := range p.Errors {
-		errs = append(errs, map[string]string{"param": e.Param, "error": e.Msg})
+		m := map[string]any{"param": e.Param, "error": e.Msg}
+		if len(e.Params) > 0 {
+			m["params"] = e.Params // a rule across parameters: shown at each
+		}
+		errs = append(errs, m)
 	}
 	return map[string]any{"values": values, "errors": errs}
 }

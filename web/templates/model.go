@@ -4,6 +4,7 @@ package templates
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -48,7 +49,7 @@ func NewPage(labs []*lab.Lab, l *lab.Lab, v param.Values, errs []*param.Error, e
 	for _, sp := range l.Params {
 		c := Control{Spec: sp, Value: v.Format(sp.Name)}
 		for _, e := range errs {
-			if e.Param == sp.Name {
+			if e.Param == sp.Name || slices.Contains(e.Params, sp.Name) {
 				c.Error = e.Msg
 			}
 		}

@@ -1,0 +1,110 @@
+package ratelimit
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/resilience-playground/playground/lab"
+	"github.com/resilience-playground/playground/lab/labtest"
+)
+
+// alg returns a measure of one algorithm's summary.
+func alg(name string, f func(AlgorithmSummary) string) func(testing.TB, *lab.Result) string {
+	return func(tb testing.TB, r *lab.Result) string { return f(algorithms(tb, r)[name]) }
+}
+
+func maxIn(a AlgorithmSummary) string     { return labtest.Thousands(a.MaxInWindow) }
+func admittedN(a AlgorithmSummary) string { return labtest.Thousands(a.Admitted) }
+func errPct(a AlgorithmSummary) string    { return fmt.Sprintf("%.1f%%", a.EstimateErrorPct) }
+
+// atMost returns the figure a text quotes as a ceiling: the limit itself when the most in a
+// window stays within it, else the most.
+func atMost(limit int64) func(AlgorithmSummary) string {
+	return func(a AlgorithmSummary) string {
+		if a.MaxInWindow <= limit {
+			return labtest.Thousands(limit)
+		}
+		return labtest.Thousands(a.MaxInWindow)
+	}
+}
+
+const distributed = "algorithms=fixed_window,sliding_log,token_bucket&limit=100&load=2&duration=1m&instances=4"
+
+// quotes are the figures the lab's texts state, each with the scenario that measures it.
+var quotes = []labtest.Quote{
+	{In: "tour:criteo/1", Says: "up to 113 in one minute", Measure: alg("fixed_window", maxIn)},
+	{In: "tour:criteo/2", Says: "A client sends 100 calls in the last second before 07:10:00 and 100 more in the first second after it",
+		Why: "the post's boundary case: the scenario's limit (load 1) on each side of a boundary, at the post's own time"},
+	{In: "tour:criteo/2", Says: "admits all 200", Measure: alg("fixed_window", maxIn)},
+	{In: "tour:criteo/2", Says: "within two seconds, twice the limit", Why: "the boundary traffic's two seconds; 200 is twice the limit of 100"},
+	{In: "tour:criteo/2", Says: "the sliding log admits 100", Measure: alg("sliding_log", maxIn)},
+	{In: "tour:criteo/2", Says: "one extra call through (101)", Measure: alg("sliding_window", maxIn)},
+	{In: "tour:criteo/3", Says: "At 00:01:43 the approximation adds the count of minute 00:01 and 17/60 of minute 00:00's", Why: "the post's worked example"},
+	{In: "tour:criteo/3", Says: "off by 2.6% of the limit", Measure: alg("sliding_window", errPct)},
+	{In: "tour:criteo/3", Says: "the fixed window's by 32.7%", Measure: alg("fixed_window", errPct)},
+	{In: "tour:criteo/3", Says: "two counters and two increments per call", Why: "what the algorithm keeps and does (16 bytes of state)"},
+	{In: "tour:criteo/4", Says: "four 15-second windows (five counters with the oldest, weighted)", Why: "the scenario's sub-windows (k = 4) and what they keep"},
+	{In: "tour:criteo/4", Says: "falls from 2.6%", Measure: alg("sliding_window", errPct)},
+	{In: "tour:criteo/4", Says: "to 1.2% of the limit", Measure: alg("subwindows", errPct)},
+	{In: "tour:criteo/4", Says: "Sixty one-second windows would be closer yet, at sixty reads per call", Why: "arithmetic of sub-windows: k = 60 reads k + 1 counters"},
+	{In: "predict:criteo/5", Says: "refills 100 tokens a minute and holds at most 100", Why: "the scenario's limit and burst (0: equal to the limit)"},
+	{In: "predict:criteo/5", Says: "How many calls can it admit in its first minute?", Why: "a question"},
+	{In: "tour:criteo/5", Says: "admits its 100 tokens", Why: "the burst, equal to the limit"},
+	{In: "tour:criteo/5", Says: "199 in one minute", Measure: alg("token_bucket", maxIn)},
+	{In: "tour:criteo/5", Says: "nearly twice the limit", Measure: func(tb testing.TB, r *lab.Result) string {
+		if x := algorithms(tb, r)["token_bucket"].MaxInWindowX; x < 1.9 || x >= 2 {
+			return fmt.Sprintf("%.2f×", x)
+		}
+		return "nearly twice"
+	}},
+	{In: "tour:distributed/1", Says: "Four API instances", Why: "the scenario's instances"},
+	{In: "tour:distributed/1", Says: "a store 20 ms away", Why: "the scenario's store latency"},
+	{In: "tour:distributed/1", Says: "never lets more than 100 through in any second", Measure: alg("sliding_log", atMost(100))},
+	{In: "tour:distributed/2", Says: "all 11,937 calls are admitted", Measure: func(tb testing.TB, r *lab.Result) string {
+		offered := r.Summary["offered"].(int64)
+		for name, a := range algorithms(tb, r) {
+			if a.Admitted != offered {
+				return fmt.Sprintf("%s admits %d of %d", name, a.Admitted, offered)
+			}
+		}
+		return labtest.Thousands(offered)
+	}},
+	{In: "tour:distributed/2", Says: "up to 247 in one second", Measure: alg("sliding_log", maxIn)},
+	{In: "tour:distributed/3", Says: "(6,000 calls)", Measure: alg("fixed_window", admittedN)},
+	{In: "tour:distributed/3", Says: "(6,000 calls)", Scenario: distributed + "&store_latency=20ms", Measure: alg("fixed_window", admittedN)},
+	{In: "tour:distributed/3", Says: "(5,854 against", Measure: alg("subwindows", admittedN)},
+	{In: "tour:distributed/3", Says: "against 5,941:", Scenario: "algorithms=subwindows&limit=100&load=2&duration=1m&instances=4&store_latency=20ms", Measure: alg("subwindows", admittedN)},
+	{In: "tour:distributed/4", Says: "9,019 of 11,937 calls give up", Measure: func(tb testing.TB, r *lab.Result) string {
+		return labtest.Thousands(algorithms(tb, r)["sliding_log"].GaveUp) + " of " + labtest.Thousands(r.Summary["offered"].(int64))
+	}},
+	{In: "tour:distributed/4", Says: "admit 2,918", Measure: alg("sliding_log", admittedN)},
+	{In: "tour:distributed/4", Says: "about half of what the limit allows", Measure: alg("sliding_log", func(a AlgorithmSummary) string {
+		if f := float64(a.Admitted) / 6000; f <= 0.45 || f >= 0.55 { // 100 a second for 60 s
+			return fmt.Sprintf("%.0f%%", 100*f)
+		}
+		return "about half"
+	})},
+	{In: "tour:distributed/4", Says: "14 store operations", Measure: alg("sliding_log", func(a AlgorithmSummary) string { return fmt.Sprintf("%.0f", a.StoreOps) })},
+	{In: "tour:distributed/5", Says: "200 ms later", Why: "the scenario's propagation lag (store_latency)"},
+	{In: "tour:distributed/5", Says: "up to 144 in a second under the sliding log", Measure: alg("sliding_log", maxIn)},
+	{In: "tour:distributed/5", Says: "163 under the fixed", Measure: alg("fixed_window", maxIn)},
+	{In: "tour:distributed/5", Says: "four instances allowing 100 per second each", Why: "the scenario's instances and limit"},
+	{In: "tour:distributed/5", Says: "every call (11,937)", Measure: alg("token_bucket", func(a AlgorithmSummary) string {
+		if a.Rejected != 0 {
+			return fmt.Sprintf("%d rejected", a.Rejected)
+		}
+		return labtest.Thousands(a.Admitted)
+	})},
+	{In: "tour:distributed/6", Says: "jumps to 169 in one second", Measure: alg("sliding_log", maxIn)},
+
+	{In: "note:2", Says: "at most 1,000 out in any second", Scenario: "algorithms=leaky_queue", Measure: alg("leaky_queue", maxIn)},
+	{In: "note:2", Says: "let 1,186 through", Scenario: "algorithms=leaky_meter,token_bucket,gcra", Measure: alg("leaky_meter", maxIn)},
+	{In: "note:2", Says: "let 1,186 through", Scenario: "algorithms=leaky_meter,token_bucket,gcra", Measure: alg("token_bucket", maxIn)},
+	{In: "note:2", Says: "let 1,186 through", Scenario: "algorithms=leaky_meter,token_bucket,gcra", Measure: alg("gcra", maxIn)},
+}
+
+// TestQuotes holds every figure the lab's texts quote to what its scenario measures, and every
+// figure of every tour step to a quote.
+func TestQuotes(t *testing.T) {
+	labtest.CheckQuotes(t, Lab(), quotes)
+}
