@@ -21,7 +21,7 @@ func newRunner() *runner { return &runner{memo: newMemo()} }
 
 type runner struct {
 	memo  *memo
-	work  atomic.Int64 // work units simulated (World.Work), summed over runs, for tests
+	work  atomic.Int64 // work units done (World.Work, subsetsWork, compareWork), summed over runs, for tests
 	chunk float64      // work per step of one simulation; 0 means chunkWork (tests vary it)
 }
 
@@ -103,6 +103,7 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 	}); err != nil {
 		return err
 	}
+	r.work.Add(subsetsWork(s.Subsetting, s))
 	emit(lab.Update{
 		Summary: map[string]any{"connections": connStats(counts), "load_pct": loadPct(s)},
 		Series:  []lab.Series{connectionsHistogram(s, counts)},
@@ -114,6 +115,7 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 	}); err != nil {
 		return err
 	}
+	r.work.Add(compareWork(s))
 	u := lab.Update{Summary: map[string]any{"subsettings": comparison}}
 	if rows, rounds := smallTables(s, starts, conns); rows != nil {
 		u.Summary["subsets"] = rows
