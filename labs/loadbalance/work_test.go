@@ -15,7 +15,7 @@ var workScenarios = []string{
 	"clients=3000&backends=300&subset=300&rate=2&duration=1m&policy=least_loaded,weighted",
 	"subsetting=rendezvous&clients=1000&backends=1000&subset=10&duration=20s",
 	"clients=1000&backends=1000&subset=1000&rate=0.1&duration=1s", // subsetting and churn only
-	"rate=100&clients=300&backends=30&duration=20s",                // overloaded
+	"rate=100&clients=300&backends=30&duration=20s",               // overloaded
 	"event=abrupt_stop&event_share=0.5&duration=3m",
 	"clients=30&backends=3000&subset=1000&rate=100&duration=1m&policy=least_loaded",
 	"cost_spread=1000&machine_spread=4&client_spread=100&antagonists=1&duration=2m",
