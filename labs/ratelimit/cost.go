@@ -7,8 +7,9 @@ import (
 	"github.com/resilience-playground/playground/param"
 )
 
-// The cost model. A run's work is counted in units of roughly the same CPU time (a few tens
-// of nanoseconds): one per arrival drawn; a few per decision of each algorithm, per request
+// The cost model. A run's work is counted as it runs, in the units of the server's budget
+// (about the computing of one write attempt of the backoff lab: 12–80 ns of CPU each here on
+// the reference machine, BenchmarkWorkUnit): one per arrival drawn; a few per decision of each algorithm, per request
 // accounted against the exact window, per store operation or message; one per counter an
 // INCR round trip reads; one per 8 timestamps a sliding log copies (a read-then-write or
 // compare-and-swap copies the whole log the store returned) and per 4 it merges
@@ -25,13 +26,18 @@ import (
 // settle (sliding logs fill up during the first window); its growth is then extrapolated to
 // the end of the window. Compare-and-swap retry chains last up to maxAttempts round trips
 // and grow with the requests in flight, which a pilot sees start but not settle: its
-// estimate is at least a third of the bound (TestCostWithinTwice; on a pathological case,
-// 1 s round trips at 20,000 requests a second, it overestimates about 2×).
+// estimate is at least a third of the bound (TestCostWithinTwice, over a grid that includes
+// every slider's extremes: worst ×1.4).
+//
+// An estimate's pilot is bounded (pilotWork), a few to a hundred milliseconds of CPU, and the
+// lab keeps estimates by canonical URL; a refusal computes a few more to find the value it
+// suggests (lab.CheckBudget; TestRefusalEstimates counts them: 2–4 here).
 
 // Pilot limits.
 const (
 	pilotWork     = 1 << 20
 	pilotArrivals = 1000
+	pilotMinSlice = 16 // arrivals: fewer per slice and the slices' own work outweighs theirs
 )
 
 // CostBound is a cheap upper bound of the work units of scenario v.
@@ -122,7 +128,7 @@ func pilotCost(v param.Values) int64 {
 	s := scenarioOf(v)
 	sim := newSimulation(s, nil)
 	expected := expectedArrivals(s)
-	perSlice := math.Max(1, math.Min(pilotArrivals, pilotWork/(8*boundPerArrival(s))))
+	perSlice := math.Max(pilotMinSlice, math.Min(pilotArrivals, pilotWork/(8*boundPerArrival(s))))
 	n := int64(math.Max(64, math.Ceil(expected/perSlice)))
 	d := int64(s.duration)
 	var work int64
