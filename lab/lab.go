@@ -285,6 +285,9 @@ const fitTries = 3
 // the first cost (or memory) parameter that, lowered alone, would make the scenario fit, and
 // a value it would fit with.
 func (l *Lab) CheckBudget(v param.Values, budget int64) error {
+	if err := l.checkWork(v, budget); err != nil {
+		return err // first: the values it suggests mostly fit the memory too
+	}
 	if l.Memory != nil {
 		if m := l.Memory(v); m > MaxRunMemory {
 			msg := fmt.Sprintf("this scenario needs about %s of memory, more than the %s one run may use; ",
@@ -292,6 +295,11 @@ func (l *Lab) CheckBudget(v param.Values, budget int64) error {
 			return l.refuse(v, l.MemoryParams, l.Memory, m, MaxRunMemory, msg)
 		}
 	}
+	return nil
+}
+
+// checkWork is CheckBudget's check of the work.
+func (l *Lab) checkWork(v param.Values, budget int64) error {
 	if l.Cost == nil || budget <= 0 {
 		return nil
 	}
@@ -364,7 +372,11 @@ func (l *Lab) fit(v param.Values, name string, estimate func(param.Values) int64
 	exp := 1.0
 	best, bestRaw := math.Inf(-1), ""
 	for try := range fitTries {
-		y := x * math.Pow(float64(limit)/float64(max(c, 1)), 1/exp)
+		aim := 1.0
+		if try > 0 && c > limit {
+			aim = 0.95 // a guess was over: aim a little below
+		}
+		y := x * math.Pow(aim*float64(limit)/float64(max(c, 1)), 1/exp)
 		if try == fitTries-1 && bestRaw == "" {
 			y = sp.Min // the last try: does anything fit?
 		}

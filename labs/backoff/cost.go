@@ -148,3 +148,15 @@ func (r *runner) Cost(v param.Values) int64 {
 	}
 	return int64(math.Ceil(total * float64(s.trials)))
 }
+
+// Memory estimates the most memory a run of scenario v holds at once, in bytes: the worlds of
+// its workers (at most maxIdleWorlds are kept; each an event queue of some 200 KB, 96 bytes a
+// client of its clients and events), a writes-over-time histogram of 32 KB per worker and
+// strategy at the chosen client count, and the outcomes of a batch of trials (16 bytes each).
+// It stays under a few tens of megabytes whatever the parameters.
+func Memory(v param.Values) int64 {
+	s := scenarioOf(v)
+	cells := int64(len(withBaseline(s.strategies)))
+	worlds := int64(maxIdleWorlds) * (200<<10 + 96*int64(s.clients))
+	return worlds + maxIdleWorlds*cells*32<<10 + cells*int64(s.trials)*16
+}

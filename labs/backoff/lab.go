@@ -69,14 +69,16 @@ func (r *runner) lab() *lab.Lab {
 		Intro: "N clients race to update one row under optimistic concurrency, as in Marc Brooker's " +
 			"“Exponential Backoff and Jitter”. Without jitter, retries stay in lockstep and clients keep colliding; " +
 			"with jitter they spread out and the work falls.",
-		Params:      Params,
-		View:        view,
-		Tours:       tours,
-		Cost:        r.Cost,
-		CostBound:   CostBound,
-		CostParams:  []string{"trials", "clients", "sweep", "strategies"},
-		Progressive: true,
-		Run:         r.Run,
+		Params:       Params,
+		View:         view,
+		Tours:        tours,
+		Cost:         r.Cost,
+		CostBound:    CostBound,
+		CostParams:   []string{"trials", "clients", "sweep", "strategies"},
+		Memory:       Memory,
+		MemoryParams: []string{"clients", "strategies", "trials"},
+		Progressive:  true,
+		Run:          r.Run,
 	}
 }
 

@@ -56,3 +56,47 @@ func Cost(v param.Values) int64 {
 	s := ScenarioOf(v)
 	return int64(math.Ceil(simWork(s) + subsetWork(s)))
 }
+
+// Memory estimates the most memory a run of scenario v holds at once, in bytes: what grows
+// with the parameters. Subsets come first (4 bytes a connection, kept for the run); then either
+// the comparison of every algorithm with its churn (at small sizes: another algorithm's
+// subsets and the flat lists of 8 bytes a connection, grown by appending, that measuring churn
+// builds, some 36 bytes a connection in all) or the simulations, side by side: per policy 20 bytes a connection (48 more for weighted round robin's weights and
+// credits), some 80 bytes a client and 200 a backend, the requests in flight (about 80 bytes
+// each: their slot and their completion event) and the event queue, and the result's per-backend
+// table. TestMemory checks it against the heap a run really allocates.
+func Memory(v param.Values) int64 {
+	s := ScenarioOf(v)
+	conns := float64(s.Clients) * float64(s.Subset)
+	c, b := float64(s.Clients), float64(s.Backends)
+	setup := 4*conns + 24*c + 32*b
+	compare := 0.0
+	if s.Clients*s.Backends <= compareLimit {
+		compare = 36*conns + 8*c + 8*b
+	}
+	sims := 0.0
+	for _, p := range s.Policies {
+		w := 20*conns + 80*c + 200*b + 80*inFlight(s) + 32*c + loopBytes
+		if p == "weighted" {
+			w += 48 * conns
+		}
+		sims += w
+	}
+	result := b * (200 + 60*float64(len(s.Policies)))
+	return int64(setup + max(compare, sims+result))
+}
+
+// loopBytes is an event queue's fixed size (engine.Loop's buckets and slots).
+const loopBytes = 200 << 10
+
+// inFlight estimates the most requests in flight at once: by Little's law, the arrival rate
+// times the time a request stays (the mean cost, longer as the load nears the capacity), and
+// at most what the backends hold (cores busy and queueLimit waiting each).
+func inFlight(s Scenario) float64 {
+	most := float64(s.Backends) * (cores + queueLimit)
+	rho := loadPct(s) / 100
+	if rho >= 0.9 {
+		return most
+	}
+	return min(most, 1.5*float64(s.Clients)*s.Rate*meanCost.Seconds()/(1-rho))
+}

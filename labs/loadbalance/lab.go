@@ -33,14 +33,16 @@ func (r *runner) lab() *lab.Lab {
 			"“Site Reliability Engineering”, chapter 20, “Load Balancing in the Datacenter”. Random subsets leave some " +
 			"backends with far more connections than others; the chapter's deterministic subsetting evens them out. " +
 			"Round robin leaves a wide CPU spread when queries, machines and clients differ; least-loaded and weighted round robin narrow it.",
-		Params:      Params,
-		View:        view,
-		Tours:       tours,
-		Cost:        Cost,
-		CostBound:   Cost,
-		CostParams:  []string{"clients", "duration", "rate", "policy", "subset"},
-		Progressive: true,
-		Run:         r.Run,
+		Params:       Params,
+		View:         view,
+		Tours:        tours,
+		Cost:         Cost,
+		CostBound:    Cost,
+		CostParams:   []string{"clients", "duration", "rate", "policy", "subset"},
+		Memory:       Memory,
+		MemoryParams: []string{"subset", "clients", "backends", "policy"},
+		Progressive:  true,
+		Run:          r.Run,
 	}
 }
 

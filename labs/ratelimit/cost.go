@@ -156,3 +156,51 @@ func pilotCost(v param.Values) int64 {
 	}
 	return work
 }
+
+// Memory estimates the most memory a run of scenario v holds at once, in bytes: per algorithm,
+// the admitted times inside the exact window (8 bytes each, kept in a list that grows by half
+// before it is compacted: about the limit per window, twice that for a fixed window, and up to
+// every arrival when instances race on a store or decide on their own copies), the requests
+// of a slice awaiting their decision (9 bytes each, twice over before they are compacted) with
+// those in flight to the store, the sliding logs (8 bytes an entry, up to three times over as a
+// ring grows; every instance holds the whole log under asynchronous propagation, its share
+// under local counters) and the propagated admissions and store operations in flight; and the
+// arrivals of a slice (12 bytes each), beside runBytes for the rest. TestMemory checks it
+// against the heap runs really hold.
+func Memory(v param.Values) int64 {
+	s := scenarioOf(v)
+	expected := expectedArrivals(s)
+	perWindow := min(2*s.load*float64(s.limit)+1, expected)
+	admitted := min(perWindow, 2*float64(s.limit)+1)
+	if s.store != "atomic" && (s.store != "local" || s.instances > 1) {
+		admitted = perWindow
+	}
+	inFlight := expected / max(s.duration.Seconds(), 1e-3) * s.latency.Seconds() // arrivals a round trip
+	perSlice := expected/defaultSlices + 1
+	total := 12*perSlice + runBytes
+	for _, name := range s.algorithms {
+		w := 1.5*8*admitted + 2*9*(perSlice+inFlight) + 32<<10
+		if name == "sliding_log" {
+			entries := min(float64(s.limit), admitted)
+			switch s.store {
+			case "async":
+				entries *= float64(s.instances)
+			case "local":
+				entries = min(float64(s.instances)*float64(s.limit), admitted)
+			}
+			w += 3 * 8 * entries
+		}
+		switch s.store {
+		case "async":
+			w += 64 * inFlight
+		case "racy", "cas", "incr":
+			w += 48 * inFlight * maxAttempts / 2
+		}
+		total += w
+	}
+	return int64(total)
+}
+
+// runBytes is what a run holds whatever its parameters: series, summaries, the simulations'
+// small state.
+const runBytes = 2 << 20

@@ -171,14 +171,16 @@ func (r *runner) lab() *lab.Lab {
 			"“Distributed Rate-Limiting Algorithms”: the grey line is the exact count of admitted requests in the last window, " +
 			"the dashed one what each algorithm believes. Fixed windows forget at every boundary, a full token bucket lets " +
 			"nearly twice the limit through, and instances racing on a shared store over-admit.",
-		Params:      Params,
-		View:        view,
-		Cost:        r.Cost,
-		CostBound:   CostBound,
-		CostParams:  []string{"limit", "instances", "duration", "load", "algorithms"},
-		Progressive: true,
-		Run:         r.Run,
-		Tours:       tours,
+		Params:       Params,
+		View:         view,
+		Cost:         r.Cost,
+		CostBound:    CostBound,
+		CostParams:   []string{"limit", "instances", "duration", "load", "algorithms"},
+		Memory:       Memory,
+		MemoryParams: []string{"limit", "instances", "load", "duration", "algorithms"},
+		Progressive:  true,
+		Run:          r.Run,
+		Tours:        tours,
 	}
 }
 
