@@ -44,6 +44,8 @@ var costScenarios = []string{
 	"instances=64&store=incr&store_latency=1s&duration=30s&subwindows=60",
 	"instances=2&store=async&store_latency=0s&duration=30s",
 	"traffic=boundary&limit=100000&window=1h&load=10&duration=1h",
+	"limit=100&window=1m&duration=6h", // a long run at a low rate
+	"limit=10&window=1h&duration=168h&traffic=bursty",
 }
 
 // TestCostWithinTwice compares the cost estimate with the work runs really do: within 2×
