@@ -26,6 +26,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mattn/go-isatty"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/resilience-playground/playground/api"
@@ -72,6 +73,8 @@ func usage(w io.Writer) {
 	fmt.Fprint(w, `usage:
   playground [serve] [flags]        serve the playground (see playground serve -h)
   playground run [-format csv] URL  run one scenario, e.g. '/backoff?clients=100&seed=7'
+                                    (progress on standard error when it is a terminal,
+                                    or with -progress; -q: never)
   playground help                   this text
 
 `)
@@ -173,6 +176,12 @@ func serve(args []string, stderr io.Writer) int {
 	return 0
 }
 
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
 // shutdownGrace is how long, after the drain deadline, streams have to send their close
 // frames and HTTP requests to finish.
 const shutdownGrace = 2 * time.Second
@@ -183,6 +192,7 @@ func runURL(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "json", "output format: json or csv")
 	budget := fs.Int64("budget", api.DefaultBudget, "most simulated events per run")
 	quiet := fs.Bool("q", false, "no progress on standard error")
+	always := fs.Bool("progress", false, "progress on standard error even when it is not a terminal")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -199,8 +209,11 @@ func runURL(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// Progress rewrites one line of the terminal; written to a file or a pipe, it would fill a
+	// log with carriage returns.
+	show := !*quiet && (*always || isTerminal(stderr))
 	var progress func(lab.Update)
-	if !*quiet {
+	if show {
 		progress = func(u lab.Update) {
 			if p := u.Progress; p != nil && p.Total > 0 {
 				fmt.Fprintf(stderr, "\r%s %3d%%", p.Stage, 100*p.Done/p.Total)
@@ -208,7 +221,7 @@ func runURL(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	res, err := api.RunURL(ctx, registry(), fs.Arg(0), *budget, progress)
-	if !*quiet {
+	if show {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
 	if err != nil {
