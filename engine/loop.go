@@ -84,6 +84,7 @@ type Loop struct {
 	shift   uint  // log2 of the bucket width in ns, xor defaultShift: the zero value is the default
 	cur     int64 // absolute index of the bucket being delivered
 	inWheel int
+	pending int // events pending: in the wheel, the levels and the far heap
 	heads   [wheelSize]int32       // first node of each bucket's list; 0: empty
 	tails   [wheelSize]int32       // last node of each non-empty bucket's list
 	full    [wheelSize / 64]uint64 // bit i: bucket i is not empty
@@ -167,6 +168,7 @@ func (l *Loop) Resolution() time.Duration { return 1 << (l.shift ^ defaultShift)
 func (l *Loop) Reset(budget int64) {
 	l.clear()
 	l.far = l.far[:0]
+	l.pending = 0
 	l.now, l.seq, l.steps, l.budget = 0, 0, 0, budget
 	l.cur = 0
 	l.walked, l.scanned, l.mark, l.rebuilt, l.calm = 0, 0, 0, 0, 0
@@ -202,7 +204,7 @@ func (l *Loop) clear() {
 func (l *Loop) Now() time.Duration { return l.now }
 
 // Len returns the number of pending events.
-func (l *Loop) Len() int { return l.inWheel + l.level[0].n + l.level[1].n + len(l.far) }
+func (l *Loop) Len() int { return l.pending }
 
 // Steps returns the number of events delivered since the last [Loop.Reset].
 func (l *Loop) Steps() int64 { return l.steps }
@@ -220,6 +222,7 @@ func (l *Loop) At(t time.Duration, actor, kind int32) {
 		t = l.now
 	}
 	l.seq++
+	l.pending++
 	ev := Event{At: t, Actor: actor, Kind: kind, seq: l.seq}
 	if b := l.bucketOf(t); b < l.cur+wheelSize {
 		l.link(l.alloc(ev), b)
@@ -311,25 +314,46 @@ func (l *Loop) link(n int32, b int64) {
 // Step removes the earliest event, advances the clock to it and returns it. It returns false
 // when no event is pending or the budget is spent.
 func (l *Loop) Step() (Event, bool) {
-	if l.Len() == 0 || (l.budget > 0 && l.steps >= l.budget) {
+	// The common case, inlined: the current bucket holds the next event.
+	if i := l.cur & wheelMask; l.heads[i] != 0 && l.budgetLeft() {
+		return l.take(int(i)), true
+	}
+	return l.step()
+}
+
+// budgetLeft reports whether the budget lets the loop deliver another event: steps below a positive
+// budget, or no budget (0 or less), in one comparison.
+func (l *Loop) budgetLeft() bool { return uint64(l.steps) <= uint64(l.budget-1) }
+
+// step is Step beyond its common case.
+func (l *Loop) step() (Event, bool) {
+	if l.Len() == 0 || !l.budgetLeft() {
 		return Event{}, false
 	}
 	for {
 		i := int(l.cur & wheelMask)
-		if n := l.heads[i]; n != 0 {
-			nd := &l.nodes[n]
-			ev := nd.ev
-			l.heads[i] = nd.next
-			nd.next = l.free
-			l.free = n
-			l.inWheel--
-			l.now = ev.At
-			l.steps++
-			return ev, true
+		if l.heads[i] != 0 {
+			return l.take(i), true
 		}
 		l.full[i>>6] &^= 1 << (i & 63)
 		l.advance()
 	}
+}
+
+// take removes and returns the first event of bucket i, which has one, and advances the
+// clock to it.
+func (l *Loop) take(i int) Event {
+	n := l.heads[i]
+	nd := &l.nodes[n]
+	ev := nd.ev
+	l.heads[i] = nd.next
+	nd.next = l.free
+	l.free = n
+	l.inWheel--
+	l.pending--
+	l.now = ev.At
+	l.steps++
+	return ev
 }
 
 // advance moves the wheel on from its empty current bucket to the next one that may hold the
@@ -340,6 +364,13 @@ func (l *Loop) Step() (Event, bool) {
 func (l *Loop) advance() {
 	if (l.walked > adaptEvery || l.scanned > adaptEvery) && !l.frozen && l.adapt() {
 		return // the current bucket is now that of Now, which may hold events
+	}
+	if l.level[0].n|l.level[1].n == 0 && l.inWheel > 0 { // the common case: the wheel's next bucket
+		l.cur = l.nextFull()
+		if len(l.far) > 0 {
+			l.pull()
+		}
+		return
 	}
 	next, slot := int64(-1), false
 	if l.inWheel > 0 {
