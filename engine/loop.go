@@ -84,7 +84,7 @@ type Loop struct {
 	shift   uint  // log2 of the bucket width in ns, xor defaultShift: the zero value is the default
 	cur     int64 // absolute index of the bucket being delivered
 	inWheel int
-	pending int // events pending: in the wheel, the levels and the far heap
+	pending int                    // events pending: in the wheel, the levels and the far heap
 	heads   [wheelSize]int32       // first node of each bucket's list; 0: empty
 	tails   [wheelSize]int32       // last node of each non-empty bucket's list
 	full    [wheelSize / 64]uint64 // bit i: bucket i is not empty
