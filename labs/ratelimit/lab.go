@@ -66,7 +66,17 @@
 // slice, each on its own state, so results do not depend on GOMAXPROCS.
 // A lab value keeps each algorithm's finished result per scenario (memo.go):
 // the algorithms do not affect one another, so ticking one on simulates only
-// that one. The cost model is in cost.go.
+// that one.
+//
+// # Cost
+//
+// A run's work is counted as it runs, in the units of the server's budget (12–80 ns of CPU each
+// on the reference machine, BenchmarkWorkUnit): arrivals, decisions, store operations, sliding
+// log copies and merges (see cost.go). Cost simulates a bounded prefix of the scenario and
+// extrapolates it: within 2× of the count over a grid of every slider's extremes
+// (TestCostWithinTwice, worst ×1.4). So the duration is bounded by work, not time: up to a
+// week at a low rate. Memory estimates a run's big allocations (exact windows, pending
+// requests, sliding logs in every instance), bounded per run (lab.MaxRunMemory).
 package ratelimit
 
 import (
