@@ -65,16 +65,8 @@ func TestLoopSpreadsAgainstReference(t *testing.T) {
 			for i := range clients {
 				schedule(sp.delay(r, i, 0), int32(i))
 			}
-			for {
-				ev, ok := l.Step()
-				if !ok {
-					break
-				}
-				var w sched
-				w, ref = takeEarliest(ref)
-				if ev.At != w.at || ev.Actor != w.actor {
-					t.Fatalf("event %d = {At:%v Actor:%d}, want {At:%v Actor:%d}", checked, ev.At, ev.Actor, w.at, w.actor)
-				}
+			for ev, ok := l.Step(); ok; ev, ok = l.Step() {
+				expectNext(t, ev, &ref, checked)
 				checked++
 				if next < events {
 					i := int(ev.Actor)
@@ -86,6 +78,17 @@ func TestLoopSpreadsAgainstReference(t *testing.T) {
 				t.Fatalf("delivered %d of %d events, %d left", checked, events, l.Len())
 			}
 		})
+	}
+}
+
+// expectNext checks that ev, the i-th event delivered, is the earliest of the reference queue
+// ref, and takes that one off it.
+func expectNext(t *testing.T, ev engine.Event, ref *[]sched, i int) {
+	t.Helper()
+	var want sched
+	want, *ref = takeEarliest(*ref)
+	if ev.At != want.at || ev.Actor != want.actor {
+		t.Fatalf("event %d = {At:%v Actor:%d}, want {At:%v Actor:%d}", i, ev.At, ev.Actor, want.at, want.actor)
 	}
 }
 
