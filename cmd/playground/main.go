@@ -190,7 +190,7 @@ func runURL(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	format := fs.String("format", "json", "output format: json or csv")
-	budget := fs.Int64("budget", api.DefaultBudget, "most simulated events per run")
+	budget := fs.Int64("budget", api.DefaultBudget, "most work units per run, as its lab estimates them (0: no limit on work)")
 	quiet := fs.Bool("q", false, "no progress on standard error")
 	always := fs.Bool("progress", false, "progress on standard error even when it is not a terminal")
 	if err := fs.Parse(args); err != nil {
