@@ -261,19 +261,24 @@ func (l *Lab) Execute(ctx context.Context, v param.Values, observe func(Update))
 // units as it runs, weighing what is heavier (a scan over a subset, a copy of a sliding log,
 // an event that misses the CPU's caches), and estimates it within 2× of the count over its
 // whole parameter space, extremes included (each lab's TestCostWithinTwice). So a budget of B
-// units admits runs of at most about 2·B units, some 2·B·100 ns of CPU at worst: the CPU
-// limit should sit well above that (the defaults are api.DefaultBudget and
+// units admits runs of at most about 2·B units, some 2·B·100 ns of CPU at worst, and measured
+// here, at B = 2e8, up to ~15 CPU-s (README, "Speed"): the CPU limit should sit at least three
+// times above what the budget admits (the defaults are api.DefaultBudget and
 // api.DefaultMaxRunCPU).
 //
 // A refusal costs a few estimates: the value it suggests for a parameter comes from scaling
 // it by how far the scenario is over (Cost grows at least about linearly with each cost
 // parameter), then verifying the guess, at most fitTries estimates per parameter
-// (TestCheckBudgetEstimates counts them).
+// (TestCheckBudgetEstimates and the rate limiter's TestRefusalEstimates count them).
+// Estimates run outside the hub's slots and CPU pacer, before any run: they are formulas or
+// memoised pilots of a few milliseconds, except the rate limiter's pilot simulations (at most
+// 2^20 units each, up to about a tenth of a second).
 
 // MaxRunMemory is the most memory, in bytes, one run's estimate ([Lab.Memory]) may reach. With
 // the hub's default of 8 runs at once (4 per CPU on 2 CPUs), runs hold at most 256 MiB
 // between them, which keeps the server's peak resident memory under 512 MB whatever the
-// requests (README, "Speed").
+// requests (measured: 352 MB after bursts of eight of the heaviest; README, "Speed"). A
+// server allowed more runs at once needs a smaller bound per run.
 const MaxRunMemory = 32 << 20
 
 // fitTries is the most estimates CheckBudget computes to find the value a parameter fits
