@@ -3,6 +3,7 @@ package lab_test
 import (
 	"errors"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -88,6 +89,22 @@ func TestCheckBudgetEstimates(t *testing.T) {
 	}
 }
 
+// TestCheckBudgetMovedFirst: the refusal names first a parameter the scenario moved from its
+// default, in the lab's order among those.
+func TestCheckBudgetMovedFirst(t *testing.T) {
+	estimates := 0
+	l := budgetLab(&estimates)
+	v, err := l.Params.ParseQuery("duration=168h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pe *param.Error
+	if err := l.CheckBudget(v, 1e5); !errors.As(err, &pe) || pe.Param != "duration" ||
+		!strings.Contains(pe.Msg, "lower duration to 16m40s or less (or lower n or rate)") {
+		t.Errorf("CheckBudget = %v, want duration named first", err)
+	}
+}
+
 // TestCheckBudgetMemory checks that a scenario within the work budget but over MaxRunMemory is
 // refused, naming the memory parameter and a value that fits.
 func TestCheckBudgetMemory(t *testing.T) {
@@ -103,11 +120,11 @@ func TestCheckBudgetMemory(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Param != "n" || !strings.Contains(pe.Msg, "of memory") {
 		t.Fatalf("CheckBudget = %v, want a memory refusal naming n", err)
 	}
-	want := "lower n to 32768 or less"
-	if !strings.Contains(pe.Msg, want) {
+	fits := strconv.Itoa(lab.MaxRunMemory >> 10) // a KiB per n
+	if want := "lower n to " + fits + " or less"; !strings.Contains(pe.Msg, want) {
 		t.Errorf("Msg = %q, want it to contain %q", pe.Msg, want)
 	}
-	if w, _ := v.With("n", "32768"); l.CheckBudget(w, 1000) != nil {
-		t.Errorf("n=32768 (32 MiB) is refused")
+	if w, _ := v.With("n", fits); l.CheckBudget(w, 1000) != nil {
+		t.Errorf("n=%s (MaxRunMemory) is refused", fits)
 	}
 }

@@ -275,11 +275,12 @@ func (l *Lab) Execute(ctx context.Context, v param.Values, observe func(Update))
 // 2^20 units each, up to about a tenth of a second).
 
 // MaxRunMemory is the most memory, in bytes, one run's estimate ([Lab.Memory]) may reach. With
-// the hub's default of 8 runs at once (4 per CPU on 2 CPUs), runs hold at most 256 MiB
+// the hub's default of 8 runs at once (4 per CPU on 2 CPUs), runs hold at most 320 MiB
 // between them, which keeps the server's peak resident memory under 512 MB whatever the
-// requests (measured: 352 MB after bursts of eight of the heaviest; README, "Speed"). A
-// server allowed more runs at once needs a smaller bound per run.
-const MaxRunMemory = 32 << 20
+// requests, with the soft heap limit `playground serve` sets (measured: 404 MB after bursts of
+// eight runs at the bound; README, "Speed"). A server allowed more runs at once needs a
+// smaller bound per run, or more memory.
+const MaxRunMemory = 40 << 20
 
 // fitTries is the most estimates CheckBudget computes to find the value a parameter fits
 // with.
@@ -324,8 +325,25 @@ func megabytes(b int64) string { return fmt.Sprintf("%.3g MB", float64(b)/1e6) }
 
 // refuse returns the error for scenario v, whose estimate c is over limit, msg saying by how
 // much: it names the first of names that, lowered alone, fits, with the value it fits with,
-// or all of them.
+// or all of them. Parameters the scenario moved from their defaults come first (a viewer who
+// moved the duration to a week is told what duration fits), then the others, each in the
+// lab's order.
 func (l *Lab) refuse(v param.Values, names []string, estimate func(param.Values) int64, c, limit int64, msg string) error {
+	def := l.Params.Defaults()
+	moved := func(name string) bool {
+		_, ok := l.Params.Lookup(name)
+		return ok && v.Format(name) != def.Format(name)
+	}
+	names = slices.Clone(names)
+	slices.SortStableFunc(names, func(a, b string) int {
+		switch ma, mb := moved(a), moved(b); {
+		case ma && !mb:
+			return -1
+		case mb && !ma:
+			return 1
+		}
+		return 0
+	})
 	for i, name := range names {
 		if fit, ok := l.fit(v, name, estimate, c, limit); ok {
 			others := slices.Delete(slices.Clone(names), i, i+1)

@@ -684,7 +684,7 @@ func TestCheckBudget(t *testing.T) {
 		{"first cannot fit, second can", withParams("n", "m"), "n=100&m=3", 2, "m",
 			"; lower m to 0 (or lower n)"},
 		{"fits at the minimum", withParams("n", "m"), "n=10&m=3", 10, "n", "; lower n to 3 or less (or lower m)"},
-		{"nothing fits", withParams("mode", "n"), "n=100&m=100", 50, "mode", "; lower mode or n"},
+		{"nothing fits", withParams("mode", "n"), "n=100&m=100", 50, "n", "; lower n or mode"}, // the moved parameter first
 		{"no names", withParams(), "n=10", 1, "", "lower the parameters"},
 		{"one name", withParams("m"), "n=10", 1, "m", "; lower m to 0"},
 		{"three names", withParams("m", "n", "mode"), "n=10", 1, "m", "; lower m to 0 (or lower n or mode)"},

@@ -63,7 +63,7 @@
 // estimates a run's big allocations — 4 bytes a connection for subsets, 20 per policy (68 for
 // weighted round robin), requests in flight — which the server bounds per run
 // (lab.MaxRunMemory): clients=3000&backends=3000&subset=1000 with five policies, which held
-// some 340 MB, is refused with "lower subset to 57 or less". The budget's errors name clients
+// some 340 MB, is refused with "lower subset to 75 or less". The budget's errors name clients
 // (then duration, rate, policy, subset) for work, subset (then clients, backends, policy) for
 // memory, with a value that fits.
 package loadbalance
