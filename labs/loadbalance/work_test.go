@@ -1,10 +1,10 @@
 package loadbalance
 
 import (
-	"context"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/resilience-playground/playground/lab"
+	"github.com/resilience-playground/playground/lab/labtest"
 )
 
 // workScenarios are heavy scenarios across the parameter space, for BenchmarkWorkUnit.
@@ -21,39 +21,16 @@ var workScenarios = []string{
 	"cost_spread=1000&machine_spread=4&client_spread=100&antagonists=1&duration=2m",
 }
 
-// BenchmarkWorkUnit runs heavy scenarios and reports the CPU time per unit of counted work
-// (what the budget counts), so that a budget in units means one amount of computing across
-// the parameter space and across labs:
+// BenchmarkWorkUnit runs heavy scenarios and reports the CPU time per unit of counted work:
 //
 //	go test ./labs/loadbalance -run XXX -bench WorkUnit -benchtime 2x
 func BenchmarkWorkUnit(b *testing.B) {
 	for _, q := range workScenarios {
 		b.Run(q, func(b *testing.B) {
-			v, err := Params.ParseQuery(q)
-			if err != nil {
-				b.Fatal(err)
-			}
-			var work int64
-			cpu0 := processCPU(b)
-			for b.Loop() {
+			labtest.BenchmarkWorkUnit(b, q, func() (*lab.Lab, func() int64) {
 				r := newRunner()
-				if _, err := r.lab().Execute(context.Background(), v, nil); err != nil {
-					b.Fatal(err)
-				}
-				work += r.work.Load()
-			}
-			b.ReportMetric(float64((processCPU(b)-cpu0).Nanoseconds())/float64(max(work, 1)), "ns/unit")
-			b.ReportMetric(float64(work)/float64(b.N), "units/op")
-			b.ReportMetric(float64(Cost(v))/(float64(work)/float64(b.N)), "estimate/real")
+				return r.lab(), r.work.Load
+			})
 		})
 	}
-}
-
-// processCPU returns the CPU time, user and system, the test process has used so far.
-func processCPU(tb testing.TB) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		tb.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/resilience-playground/playground/lab/labtest"
 	"github.com/resilience-playground/playground/param"
 )
 
@@ -32,9 +33,9 @@ func TestRefusalEstimates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cpu0 := processCPU(t)
+		cpu0 := labtest.ProcessCPU(t)
 		err = l.CheckBudget(v, 200_000_000)
-		cpu := processCPU(t) - cpu0
+		cpu := labtest.ProcessCPU(t) - cpu0
 		var pe *param.Error
 		if !errors.As(err, &pe) {
 			t.Fatalf("%s: CheckBudget = %v, want a refusal", q, err)
