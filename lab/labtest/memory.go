@@ -58,3 +58,23 @@ func PeakHeap(tb testing.TB, l *lab.Lab, query string) int64 {
 	}
 	return int64(peak) - int64(base)
 }
+
+// CheckMemory runs each scenario of queries on a fresh lab and fails tb when the heap the run
+// held at its peak (PeakHeap) is above the lab's Memory estimate, with a margin of 20% and
+// 4 MB for what the collector has not reclaimed when it is sampled.
+func CheckMemory(tb testing.TB, fresh func() *lab.Lab, queries ...string) {
+	tb.Helper()
+	for _, q := range queries {
+		l := fresh()
+		v, err := l.Params.ParseQuery(q)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		est := l.Memory(v)
+		peak := PeakHeap(tb, l, q)
+		tb.Logf("%-100s estimate %5.1f MB, peak heap %5.1f MB (×%.2f)", q, float64(est)/1e6, float64(peak)/1e6, float64(est)/float64(peak))
+		if float64(peak) > 1.2*float64(est)+4e6 {
+			tb.Errorf("%s: the run held %d bytes at its peak, over the estimate %d", q, peak, est)
+		}
+	}
+}

@@ -39,28 +39,16 @@ func TestMemoryRefused(t *testing.T) {
 }
 
 // TestMemory compares the memory estimate with the heap runs really hold at their peak, for
-// scenarios near the bound: the estimate must not be below it (with a margin for what the
-// collector has not reclaimed when it is sampled).
+// scenarios near the bound: the estimate must not be below it (with a margin, labtest.CheckMemory).
 func TestMemory(t *testing.T) {
 	if raceEnabled || testing.Short() {
 		t.Skip("measures the heap of large runs; not under -race or -short")
 	}
-	for _, q := range []string{
+	labtest.CheckMemory(t, func() *lab.Lab { return newRunner().lab() },
 		"clients=3000&backends=3000&subset=100&rate=0.1&duration=1s&policy=round_robin,least_loaded,weighted,random,p2c",
 		"clients=1000&backends=1000&subset=1000&rate=0.1&duration=1s&policy=round_robin",
 		"clients=3000&backends=300&subset=300&rate=1&duration=2s&policy=weighted",
 		"clients=300&backends=3000&subset=30&rate=100&duration=2s&policy=random",
 		"rate=100&clients=3000&backends=300&duration=2s",
-	} {
-		v, err := Params.ParseQuery(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		est := Memory(v)
-		peak := labtest.PeakHeap(t, newRunner().lab(), q)
-		t.Logf("%-100s estimate %5.1f MB, peak heap %5.1f MB (×%.2f)", q, float64(est)/1e6, float64(peak)/1e6, float64(est)/float64(peak))
-		if float64(peak) > 1.2*float64(est)+4e6 {
-			t.Errorf("%s: the run held %d bytes at its peak, over the estimate %d", q, peak, est)
-		}
-	}
+	)
 }
