@@ -12,15 +12,27 @@ import (
 )
 
 // Defaults for a server's hub (see `playground serve`).
+//
+// Whether a run is admitted is decided before it starts, deterministically, by its estimated
+// work (lab.Lab.Cost) against DefaultBudget. The CPU limit is only the safety net under the
+// estimates: it stops a run whose estimate was wrong by far, and is never what decides for a
+// run the estimates admit. It is therefore derived from the budget, with a margin of three
+// over the most CPU an admitted run can use on the reference machine.
 const (
-	// DefaultBudget is the most simulated events (as a lab estimates them) one run may need:
-	// about ten seconds of one CPU.
+	// DefaultBudget is the most simulated events (as a lab estimates them) one run may need.
 	DefaultBudget = 200_000_000
-	// DefaultMaxRunCPU is the most computing time one run may use before it is stopped: the
-	// safety net under the estimates, and the most CPU the heaviest URL the bounds allow can
-	// hold a slot for. The heaviest slider end, /backoff?trials=1000, computes for about 7.4
-	// CPU-seconds on the 2-core reference machine (TestEverySliderEnd runs it under this limit).
-	DefaultMaxRunCPU = 10 * time.Second
+	// eventCPU is a ceiling on the CPU time one estimated event takes, in any lab, on the
+	// 2-core reference machine while it is busy with other work. TestEverySliderEnd and
+	// TestHeaviestAdmittedFinishes log it for every slider end and for each lab's heaviest
+	// admitted scenario: 10–85 ns per estimated event where the estimate is right.
+	eventCPU = 100 * time.Nanosecond
+	// DefaultMaxRunCPU is the most computing time one run may use before it is stopped: three
+	// times what a run at the full budget takes at eventCPU (60 s), so that no run the budget
+	// admits comes near it. On the busy reference machine the heaviest slider end,
+	// /backoff?trials=1000, computes for 9.3 CPU-seconds (7.4 when the machine is quiet) and the
+	// heaviest scenario the budget admits, all seven strategies with 100 sweep points up to
+	// 1,000 clients and 10 trials, for 10.5–15.8: a margin of 3.8 or more.
+	DefaultMaxRunCPU = 3 * DefaultBudget * eventCPU
 )
 
 // Resolve finds the lab and scenario a URL names: a page URL (/backoff?...), an API URL

@@ -1,7 +1,7 @@
 // Command playground serves the Resilience Playground, or runs one scenario from the command
 // line.
 //
-//	playground [serve] [-addr localhost:8080] [-max-runs N] [-max-run-cpu 10s] [-budget N] [-drain 20s] [-allow-host name]... [-allow-origin host]...
+//	playground [serve] [-addr localhost:8080] [-max-runs N] [-max-run-cpu 1m0s] [-budget N] [-drain 20s] [-allow-host name]... [-allow-origin host]...
 //	playground run [-format json|csv] URL
 //	playground help
 //
