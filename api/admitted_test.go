@@ -1,15 +1,12 @@
 package api_test
 
 import (
-	"io"
-	"net/http"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/resilience-playground/playground/api"
-	"github.com/resilience-playground/playground/hub"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/param"
 )
@@ -27,32 +24,14 @@ import (
 // (Skipped under the race detector, which slows these runs tenfold, and with -short; CI runs
 // it without either.)
 func TestHeaviestAdmittedFinishes(t *testing.T) {
-	if raceEnabled || testing.Short() {
-		t.Skip("heavy runs: run without -race and -short (CI does)")
-	}
-	srv := MustOpenServer(t, func(o *serverOptions) {
-		o.hub = hub.Config{MaxRuns: 2, Budget: api.DefaultBudget, MaxRunCPU: api.DefaultMaxRunCPU, CacheSize: 64}
-	})
+	srv := mustOpenServed(t)
 	for _, l := range srv.Labs.All() {
 		t.Run(l.Name, func(t *testing.T) {
 			v, ok := heaviestAdmitted(t, l, api.DefaultBudget)
 			if !ok {
 				t.Fatalf("no cost parameter of %s, lowered alone from the heaviest corner, fits the budget", l.Name)
 			}
-			q := v.Encode()
-			est := l.Cost(v)
-			start, cpu0 := time.Now(), processCPU(t)
-			resp, body := srv.getHeavy(t, "/api/v1/"+l.Name+"?"+q)
-			cpu, wall := processCPU(t)-cpu0, time.Since(start)
-			t.Logf("%s?%s: %.2g estimated events, %.2f CPU-s (wall %v), %.0f ns each; the CPU limit %v is %.1f× that",
-				l.Name, q, float64(est), cpu.Seconds(), wall.Round(time.Millisecond), float64(cpu.Nanoseconds())/float64(max(est, 1)),
-				api.DefaultMaxRunCPU, api.DefaultMaxRunCPU.Seconds()/cpu.Seconds())
-			if resp.StatusCode != http.StatusOK {
-				if strings.Contains(string(body), "computing") {
-					t.Fatalf("admitted by the budget, then stopped by the CPU limit (%v) after %.2f CPU-s: %s", api.DefaultMaxRunCPU, cpu.Seconds(), body)
-				}
-				t.Fatalf("%d %s", resp.StatusCode, body)
-			}
+			srv.mustFinish(t, l, v)
 		})
 	}
 }
@@ -118,24 +97,4 @@ func largest(sp param.Spec) string {
 		return strconv.FormatInt(from, 10) + ":" + strconv.FormatInt(to, 10) + ":" + strconv.FormatInt(step, 10)
 	}
 	return sp.Default
-}
-
-// getHeavy is Get for a run that may take minutes on a busy machine: the only bound on its
-// wait is the test binary's -timeout (a bound on hangs; the CPU limit bounds the run itself).
-func (s *Server) getHeavy(t *testing.T, path string) (*http.Response, []byte) {
-	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, s.URL+path, nil)
-	if err != nil {
-		t.Fatalf("GET %.80s: %v", path, err)
-	}
-	resp, err := s.Client().Do(req)
-	if err != nil {
-		t.Fatalf("GET %.80s: %v", path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("GET %.80s: reading body: %v", path, err)
-	}
-	return resp, b
 }
