@@ -1,7 +1,7 @@
 // Command playground serves the Resilience Playground, or runs one scenario from the command
 // line.
 //
-//	playground [serve] [-addr localhost:8080] [-max-runs N] [-share N] [-max-run-cpu 10s] [-budget N] [-drain 20s]
+//	playground [serve] [-addr localhost:8080] [-max-runs N] [-share N] [-max-run-cpu 1m0s] [-budget N] [-drain 20s]
 //	                   [-allow-host name]... [-allow-origin host]... [-redis URL] [-max-rooms N] [-client-rooms N]
 //	playground run [-format json|csv] URL
 //	playground help
@@ -100,8 +100,8 @@ func serve(args []string, stderr io.Writer) int {
 	addr := fs.String("addr", "localhost:8080", "address to listen on")
 	maxRuns := fs.Int("max-runs", 4*runtime.NumCPU(), "runs at once (their computing shares the CPUs fairly)")
 	share := fs.Int("share", 0, "runs one client (remote address) may hold whatever others do; beyond it, it takes a slot only while this many stay free for others (default max-runs/4; -1: off)")
-	budget := fs.Int64("budget", api.DefaultBudget, "most simulated events per run (as its lab estimates them)")
-	maxRunCPU := fs.Duration("max-run-cpu", api.DefaultMaxRunCPU, "most computing time per run before it is stopped")
+	budget := fs.Int64("budget", api.DefaultBudget, "most work units per run, as its lab estimates them (0: no limit on work)")
+	maxRunCPU := fs.Duration("max-run-cpu", 0, "most computing time per run before it is stopped: the safety net under the estimates (default three times what -budget takes, 1m0s at the default budget)")
 	drain := fs.Duration("drain", 20*time.Second, "on SIGTERM, how long runs in flight may finish")
 	// The default is not $REDIS_URL itself: -h prints defaults, and the URL may hold a password.
 	redisURL := fs.String("redis", "", "Redis URL (redis://host:port/db) keeping rooms shared by every replica; default $REDIS_URL, or rooms in this process's memory")
@@ -140,6 +140,9 @@ func serve(args []string, stderr io.Writer) int {
 
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(memoryLimit(*maxRuns))
+	}
+	if *maxRunCPU == 0 {
+		*maxRunCPU = api.MaxRunCPUFor(*budget)
 	}
 	metrics := api.NewMetrics(prometheus.NewRegistry())
 	h := hub.New(hub.Config{MaxRuns: *maxRuns, Share: *share, Budget: *budget, MaxRunCPU: *maxRunCPU, CacheSize: 512, Observe: metrics.ObserveRun})
