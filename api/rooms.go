@@ -39,10 +39,10 @@ import (
 //	{"type": "room", "code", "lab", "url", "step", "version", "followers", "presenter"}
 //
 // sent first and whenever the room changes (presenter is true on the presenter's own
-// connection); the run frames' ids are the room's version. A connection becomes the
-// presenter by sending {"type": "present", "key": "..."}; then its params messages
-// ({"type": "params", "id", "query", "step"}) move the room. A follower's params message is
-// answered with an error and changes nothing.
+// connection); the run frames' ids are the room's version, and the room message of a version
+// comes before its run. A connection becomes the presenter by sending {"type": "present",
+// "key": "..."}; then its params messages ({"type": "params", "id", "query", "step"}) move the
+// room. A follower's params message is answered with an error and changes nothing.
 //
 // Limits. A client (a remote address; see clientOf) may open 5 rooms at once, then one every
 // 10 seconds, and keep at most room.Limits.PerOwner (20) open; the store keeps at most
@@ -515,9 +515,9 @@ func (rs *roomServer) end(lr *liveRoom, cause error) {
 	lr.cancel(cause)
 }
 
-// watch follows the room's changes in the store: a new URL or step is a new request for the
-// driver; every change refreshes the room message (follower counts, too). A store that closes
-// the changes (the memory store, when the room expires) has ended the room.
+// watch follows the room's changes in the store: every change refreshes the room message
+// (follower counts, too), and a new URL or step is then a new request for the driver. A store
+// that closes the changes (the memory store, when the room expires) has ended the room.
 func (rs *roomServer) watch(ctx context.Context, lr *liveRoom, changes <-chan room.Room) {
 	for {
 		var rm room.Room
@@ -545,12 +545,15 @@ func (rs *roomServer) watch(ctx context.Context, lr *liveRoom, changes <-chan ro
 			}
 		}
 		rs.mu.Unlock()
+		// The room message first, then the run it announces: once the broadcast has the
+		// message of version N, it sends it ahead of any run it has not sent yet, so no
+		// participant is shown version N's run before it is told the room is at version N.
+		lr.b.setRoom(rs.roomReply(lr, false))
 		if newer {
 			if l, v, err := Resolve(rs.s.cfg.Labs, rm.URL); err == nil && l == lr.lab {
 				lr.d.offer(request{Type: "params", ID: rm.Version, Query: v.Encode()})
 			}
 		}
-		lr.b.setRoom(rs.roomReply(lr, false))
 	}
 }
 
