@@ -533,24 +533,33 @@ func (rs *roomServer) watch(ctx context.Context, lr *liveRoom, changes <-chan ro
 			}
 			rm = r
 		}
-		sctx, cancel := context.WithTimeout(ctx, storeTimeout)
-		n, err := rs.store.Followers(sctx, lr.code)
-		cancel()
 		rs.mu.Lock()
 		newer := rm.Version > lr.room.Version
 		if rm.Version >= lr.room.Version {
 			lr.room = rm
-			if err == nil {
-				lr.total = n
-			}
 		}
 		rs.mu.Unlock()
 		if newer {
+			// A new scenario goes out at once — the room message, then the run — with the
+			// follower count last read: asking the store for it first would put a round trip
+			// before every follower's first frame.
+			lr.b.setRoom(rs.roomReply(lr, false))
 			if l, v, err := Resolve(rs.s.cfg.Labs, rm.URL); err == nil && l == lr.lab {
 				lr.d.offer(request{Type: "params", ID: rm.Version, Query: v.Encode()})
 			}
 		}
-		lr.b.setRoom(rs.roomReply(lr, false))
+		sctx, cancel := context.WithTimeout(ctx, storeTimeout)
+		n, err := rs.store.Followers(sctx, lr.code)
+		cancel()
+		rs.mu.Lock()
+		counted := err == nil && rm.Version >= lr.room.Version && n != lr.total
+		if counted {
+			lr.total = n
+		}
+		rs.mu.Unlock()
+		if counted || !newer {
+			lr.b.setRoom(rs.roomReply(lr, false))
+		}
 	}
 }
 
