@@ -10,8 +10,8 @@ import (
 	"github.com/resilience-playground/playground/lab"
 )
 
-// broadcast fans one producer's replies out to many connections. Each reply is encoded once
-// and the same bytes go to every follower. Followers never take a lock: what they read is a
+// broadcast fans one producer's replies out to many connections. Each reply is encoded once,
+// and its websocket frame prepared (compressed) once, for every follower. Followers never take a lock: what they read is a
 // view of the broadcast, replaced whole at each change (the frames of a run are appended,
 // never rewritten), so a follower descheduled while reading delays no one, and the producer
 // never waits for a follower. A follower that falls more than maxBehind frames behind is sent
@@ -26,21 +26,21 @@ type broadcast struct {
 	foldRun int64 // the run state folds
 	foldID  int64 // its request id
 	foldN   int   // how many of its frames
-	snap    []byte
+	snap    *wire
 	snapN   int // frames in snap
 }
 
 // bview is a broadcast's content at one moment. It is never modified once published.
 type bview struct {
-	room    []byte // the newest room message
-	roomVer int64  // grows with each room message
-	extra   []byte // a passing message (busy), replaced by the next
+	room    *wire // the newest room message
+	roomVer int64 // grows with each room message
+	extra   *wire // a passing message (busy), replaced by the next
 	extraV  int64
-	run     int64    // grows with each run
-	id      int64    // the current run's request id
-	start   []byte   // the current run's start reply, nil before the first
-	frames  [][]byte // its frames; later views of the run share the array and append to it
-	end     []byte   // its done or error reply, nil while it runs
+	run     int64   // grows with each run
+	id      int64   // the current run's request id
+	start   *wire   // the current run's start reply, nil before the first
+	frames  []*wire // its frames; later views of the run share the array and append to it
+	end     *wire   // its done or error reply, nil while it runs
 	changed chan struct{}
 }
 
@@ -66,7 +66,8 @@ func (b *broadcast) change(edit func(v *bview)) {
 
 // setRoom replaces the room message.
 func (b *broadcast) setRoom(m reply) {
-	enc, _ := json.Marshal(m)
+	b2, _ := json.Marshal(m)
+	enc := newWire(b2)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.change(func(v *bview) { v.room, v.roomVer = enc, v.roomVer+1 })
@@ -74,10 +75,11 @@ func (b *broadcast) setRoom(m reply) {
 
 // publish is the producer's output (a driver's out): it records and fans out one reply.
 func (b *broadcast) publish(m reply) error {
-	enc, err := json.Marshal(m)
+	b2, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}
+	enc := newWire(b2)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.change(func(v *bview) {
@@ -116,9 +118,9 @@ type cursor struct {
 
 // next returns the messages a follower at c has not been sent, and advances c; it returns the
 // channel to wait on for more.
-func (b *broadcast) next(c *cursor) ([][]byte, <-chan struct{}) {
+func (b *broadcast) next(c *cursor) ([]*wire, <-chan struct{}) {
 	v := b.view.Load()
-	var out [][]byte
+	var out []*wire
 	if c.roomVer != v.roomVer && v.room != nil {
 		out = append(out, v.room)
 		c.roomVer = v.roomVer
@@ -153,7 +155,7 @@ func (b *broadcast) next(c *cursor) ([][]byte, <-chan struct{}) {
 
 // snapshot returns run's state so far as one frame, and how many frames it folds; false if a
 // newer run has started (the follower will be sent that one next).
-func (b *broadcast) snapshot(run int64) ([]byte, int, bool) {
+func (b *broadcast) snapshot(run int64) (*wire, int, bool) {
 	b.fold.Lock()
 	defer b.fold.Unlock()
 	if b.foldRun != run {
@@ -161,7 +163,8 @@ func (b *broadcast) snapshot(run int64) ([]byte, int, bool) {
 	}
 	if b.snap == nil || b.snapN != b.foldN {
 		s := b.state
-		b.snap, _ = json.Marshal(reply{Type: "frame", ID: b.foldID, Progress: s.Progress, Refine: s.Refine, Summary: s.Summary, Series: s.Series})
+		enc, _ := json.Marshal(reply{Type: "frame", ID: b.foldID, Progress: s.Progress, Refine: s.Refine, Summary: s.Summary, Series: s.Series})
+		b.snap = newWire(enc)
 		b.snapN = b.foldN
 	}
 	return b.snap, b.snapN, true
@@ -174,7 +177,7 @@ func (b *broadcast) snapshot(run int64) ([]byte, int, bool) {
 // message it yields: with more followers than CPUs, those still missing a run's start or
 // first frame write theirs before a follower ahead of them writes the next frame, so the
 // last follower's first frame waits for everyone's first frame, not for everyone's run.
-func (b *broadcast) follow(ctx context.Context, write func([]byte) error) error {
+func (b *broadcast) follow(ctx context.Context, write func(*wire) error) error {
 	var c cursor
 	for {
 		msgs, changed := b.next(&c)
