@@ -173,16 +173,18 @@ func (b *broadcast) snapshot(run int64) (*wire, int, bool) {
 // follow writes everything b publishes to write, from the current state on, until ctx ends or
 // a write fails.
 //
-// Each follower writes from its own goroutine, so a slow one delays no other. After each
-// message it yields: with more followers than CPUs, those still missing a run's start or
-// first frame write theirs before a follower ahead of them writes the next frame, so the
-// last follower's first frame waits for everyone's first frame, not for everyone's run.
-func (b *broadcast) follow(ctx context.Context, write func(*wire) error) error {
+// Each follower writes from its own goroutine, so a slow one delays no other, and is handed
+// every message it has not been sent at once (write may send them in one write to the
+// network). After each write it yields: with more followers than CPUs, those still missing a
+// run's start or first frame write theirs before a follower ahead of them writes the next
+// frame, so the last follower's first frame waits for everyone's first frame, not for
+// everyone's run.
+func (b *broadcast) follow(ctx context.Context, write func([]*wire) error) error {
 	var c cursor
 	for {
 		msgs, changed := b.next(&c)
-		for _, m := range msgs {
-			if err := write(m); err != nil {
+		if len(msgs) > 0 {
+			if err := write(msgs); err != nil {
 				return err
 			}
 			runtime.Gosched()

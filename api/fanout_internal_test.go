@@ -25,11 +25,11 @@ func TestFanOutSlowFollower(t *testing.T) {
 
 		var mu sync.Mutex
 		got := make([][]*wire, 4)
-		record := func(i int) func(*wire) error {
-			return func(m *wire) error {
+		record := func(i int) func([]*wire) error {
+			return func(msgs []*wire) error {
 				mu.Lock()
 				defer mu.Unlock()
-				got[i] = append(got[i], m)
+				got[i] = append(got[i], msgs...)
 				return nil
 			}
 		}
@@ -40,9 +40,9 @@ func TestFanOutSlowFollower(t *testing.T) {
 		}
 		slow := record(3)
 		wg.Go(func() {
-			b.follow(ctx, func(m *wire) error {
-				<-gate // stuck on its first write, the room message
-				return slow(m)
+			b.follow(ctx, func(msgs []*wire) error {
+				<-gate // stuck on its first write, the room message and the start
+				return slow(msgs)
 			})
 		})
 		synctest.Wait()

@@ -1,9 +1,11 @@
 package api
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"path"
@@ -49,6 +51,7 @@ const closeWait = 5 * time.Second
 type roomConn struct {
 	s   *Server
 	c   *gws.Conn
+	nc  *corkConn // c's connection
 	ctx context.Context
 	wmu sync.Mutex
 	// reading is set when the read loop starts; read is closed when it has returned.
@@ -72,12 +75,13 @@ func (s *Server) acceptRoom(w http.ResponseWriter, r *http.Request, ctx context.
 			writeJSON(w, status, errorBody{Error: reason.Error()})
 		},
 	}
-	c, err := u.Upgrade(w, r, nil)
+	h := &corkHijacker{ResponseWriter: w}
+	c, err := u.Upgrade(h, r, nil)
 	if err != nil {
 		return nil
 	}
 	c.SetReadLimit(s.cfg.MaxMessage)
-	rc := &roomConn{s: s, c: c, ctx: ctx, read: make(chan struct{}), pong: make(chan struct{}, 1)}
+	rc := &roomConn{s: s, c: c, nc: h.conn, ctx: ctx, read: make(chan struct{}), pong: make(chan struct{}, 1)}
 	c.SetPongHandler(func(string) error {
 		offerNewest(rc.pong, struct{}{})
 		return nil
@@ -202,9 +206,19 @@ func (rc *roomConn) ping(cancel context.CancelFunc) {
 	}
 }
 
-// write writes one prepared message, within the write timeout.
-func (rc *roomConn) write(m *wire) error {
-	return rc.writing(func() error { return rc.c.WritePreparedMessage(m.pm) })
+// write writes prepared messages in one write to the network (the room message, the run's
+// start and its first frame are often sent together), within the write timeout.
+func (rc *roomConn) write(msgs []*wire) error {
+	return rc.writing(func() error {
+		rc.nc.hold()
+		for _, m := range msgs {
+			if err := rc.c.WritePreparedMessage(m.pm); err != nil {
+				rc.nc.flush()
+				return err
+			}
+		}
+		return rc.nc.flush()
+	})
 }
 
 // writeJSON encodes m and writes it.
@@ -246,4 +260,73 @@ func (rc *roomConn) close(code websocket.StatusCode, reason string) {
 	case <-time.After(closeWait):
 	}
 	rc.c.Close()
+}
+
+// corkHijacker hands the websocket library a corkConn as the hijacked connection.
+type corkHijacker struct {
+	http.ResponseWriter
+	conn *corkConn
+}
+
+func (h *corkHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	c, brw, err := http.NewResponseController(h.ResponseWriter).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	h.conn = &corkConn{Conn: c}
+	return h.conn, brw, nil
+}
+
+// corkConn is a connection whose writes can be held and then sent in one write: one system
+// call for several messages to a follower instead of one each.
+type corkConn struct {
+	net.Conn
+	mu   sync.Mutex
+	held bool
+	buf  []byte
+	dl   time.Time // the write deadline last set
+}
+
+// Write writes p, or holds it.
+func (c *corkConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.held {
+		c.buf = append(c.buf, p...)
+		return len(p), nil
+	}
+	return c.Conn.Write(p)
+}
+
+// SetWriteDeadline sets the deadline of the writes, held ones included.
+func (c *corkConn) SetWriteDeadline(t time.Time) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.dl = t
+	return c.Conn.SetWriteDeadline(t)
+}
+
+// hold holds the writes until flush.
+func (c *corkConn) hold() {
+	c.mu.Lock()
+	c.held = true
+	c.mu.Unlock()
+}
+
+// flush writes what was held, in one write, and writes through again.
+func (c *corkConn) flush() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.held = false
+	if len(c.buf) == 0 {
+		return nil
+	}
+	_ = c.Conn.SetWriteDeadline(c.dl)
+	_, err := c.Conn.Write(c.buf)
+	if cap(c.buf) > 64<<10 {
+		c.buf = nil // a follower catching up: keep no large buffer for every follower
+	} else {
+		c.buf = c.buf[:0]
+	}
+	return err
 }
