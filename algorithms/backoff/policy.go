@@ -93,7 +93,7 @@ func grow(base time.Duration, m float64, attempt int) float64 {
 	return v
 }
 
-// uniform returns a + (b-a)·r.Float64(): one draw, uniform between a and b.
-func uniform(a, b float64, r Rand) float64 {
-	return a + (b-a)*r.Float64()
+// uniform returns a + (b-a)·u: for one draw u from [Rand.Float64], uniform between a and b.
+func uniform(a, b, u float64) float64 {
+	return a + (b-a)*u
 }
