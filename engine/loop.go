@@ -314,31 +314,33 @@ func (l *Loop) link(n int32, b int64) {
 // Step removes the earliest event, advances the clock to it and returns it. It returns false
 // when no event is pending or the budget is spent.
 func (l *Loop) Step() (Event, bool) {
-	// The common case, inlined: the current bucket holds the next event.
-	if i := l.cur & wheelMask; l.heads[i] != 0 && l.budgetLeft() {
-		return l.take(int(i)), true
+	if !l.budgetLeft() || l.pending == 0 {
+		return Event{}, false
 	}
-	return l.step()
+	for {
+		i := int(l.cur & wheelMask)
+		if l.heads[i] != 0 { // the common case: the current bucket holds the next event
+			return l.take(i), true
+		}
+		l.full[i>>6] &^= 1 << (i & 63)
+		// The next common case: only the wheel holds events, no look at the resolution is
+		// due, and the next non-empty bucket is in the bitmap word of the current one's
+		// successor. Otherwise advance finds it.
+		if l.level[0].n|l.level[1].n|len(l.far) == 0 && l.inWheel > 0 && l.walked <= adaptEvery && l.scanned <= adaptEvery {
+			start := int((l.cur + 1) & wheelMask)
+			if word := l.full[start>>6] &^ (1<<(start&63) - 1); word != 0 {
+				pos := start&^63 + bits.TrailingZeros64(word)
+				l.cur += 1 + int64(pos-start)
+				continue
+			}
+		}
+		l.advance()
+	}
 }
 
 // budgetLeft reports whether the budget lets the loop deliver another event: steps below a positive
 // budget, or no budget (0 or less), in one comparison.
 func (l *Loop) budgetLeft() bool { return uint64(l.steps) <= uint64(l.budget-1) }
-
-// step is Step beyond its common case.
-func (l *Loop) step() (Event, bool) {
-	if l.Len() == 0 || !l.budgetLeft() {
-		return Event{}, false
-	}
-	for {
-		i := int(l.cur & wheelMask)
-		if l.heads[i] != 0 {
-			return l.take(i), true
-		}
-		l.full[i>>6] &^= 1 << (i & 63)
-		l.advance()
-	}
-}
 
 // take removes and returns the first event of bucket i, which has one, and advances the
 // clock to it.

@@ -73,7 +73,7 @@ func (w *World) Simulate(ctx context.Context, cfg Config, hist *engine.Histogram
 	}
 	mean, sd := float64(cfg.LatencyMean), float64(cfg.LatencySD)
 	hop := func(x float64) time.Duration { return time.Duration(math.Abs(mean + sd*x)) }
-	var x [3]float64 // the next three hops' normal draws
+	var x [4]float64 // the next hops' normal draws
 	l := &w.loop
 	l.Reset(cfg.MaxEvents)
 	// About one event a bucket: clients in lockstep bunch their writes within a hop's spread, and
@@ -86,7 +86,7 @@ func (w *World) Simulate(ctx context.Context, cfg Config, hist *engine.Histogram
 		net.Seed(&c.net, uint64(i))
 		jit.Seed(&c.jit, uint64(i))
 		c.attempt, c.prev = 0, 0
-		c.net.Normals(x[:])
+		c.net.Normals(x[:3])
 		c.readAt = hop(x[0])
 		l.At(c.readAt+hop(x[1])+hop(x[2]), int32(i), writeAtServer)
 	}
@@ -109,10 +109,11 @@ func (w *World) Simulate(ctx context.Context, cfg Config, hist *engine.Histogram
 		if hist != nil {
 			hist.Add(now)
 		}
-		back := hop(c.net.Normal())
+		// The reply's hop back is the client's next network draw; a failed write's reply is
+		// followed by the next attempt's three hops, all four drawn in one call.
 		if lastWin <= c.readAt {
 			lastWin = now
-			out.Completion = max(out.Completion, now+back)
+			out.Completion = max(out.Completion, now+hop(c.net.Normal()))
 			continue
 		}
 		c.attempt++
@@ -125,8 +126,8 @@ func (w *World) Simulate(ctx context.Context, cfg Config, hist *engine.Histogram
 			c.prev = pol.Sleep(c.attempt, c.prev, 0)
 		}
 		c.net.Normals(x[:])
-		c.readAt = now + back + c.prev + hop(x[0])
-		l.At(c.readAt+hop(x[1])+hop(x[2]), ev.Actor, writeAtServer)
+		c.readAt = now + hop(x[0]) + c.prev + hop(x[1])
+		l.At(c.readAt+hop(x[2])+hop(x[3]), ev.Actor, writeAtServer)
 	}
 	if l.Exhausted() {
 		return Outcome{}, fmt.Errorf("simulation of %d clients stopped after %d events: %w", n, cfg.MaxEvents, engine.ErrBudget)
