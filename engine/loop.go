@@ -323,16 +323,18 @@ func (l *Loop) Step() (Event, bool) {
 			return l.take(i), true
 		}
 		l.full[i>>6] &^= 1 << (i & 63)
-		// The next common case: only the wheel holds events, no look at the resolution is
-		// due, and the next non-empty bucket is in the bitmap word of the current one's
-		// successor. Otherwise advance finds it.
+		// The next common case, advance's: only the wheel holds events and no look at the
+		// resolution is due, so the next non-empty bucket is the wheel's, most often in the
+		// bitmap word of the current one's successor.
 		if l.level[0].n|l.level[1].n|len(l.far) == 0 && l.inWheel > 0 && l.walked <= adaptEvery && l.scanned <= adaptEvery {
 			start := int((l.cur + 1) & wheelMask)
 			if word := l.full[start>>6] &^ (1<<(start&63) - 1); word != 0 {
 				pos := start&^63 + bits.TrailingZeros64(word)
 				l.cur += 1 + int64(pos-start)
-				continue
+			} else {
+				l.cur = l.nextFull()
 			}
+			continue
 		}
 		l.advance()
 	}
