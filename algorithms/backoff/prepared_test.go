@@ -70,3 +70,28 @@ type otherPolicy struct{}
 func (otherPolicy) Sleep(attempt int, prev time.Duration, r Rand) time.Duration {
 	return time.Duration(float64(attempt) * float64(time.Millisecond) * r.Float64())
 }
+
+// TestToDurationRounds checks toDuration against math.Round around halves, at the edges of
+// float64's integers (2^52, 2^53) and of Duration's range, and at random magnitudes.
+func TestToDurationRounds(t *testing.T) {
+	ref := func(f float64) time.Duration {
+		switch {
+		case !(f > 0):
+			return 0
+		case f >= maxNanos:
+			return math.MaxInt64
+		}
+		return time.Duration(math.Round(f))
+	}
+	xs := []float64{math.NaN(), math.Inf(1), math.Inf(-1), -1, 0, math.SmallestNonzeroFloat64, 0.49999999999999994, 0.5, 1.5, 2.5, 0x1p52 - 0.5, 0x1p52, 0x1p52 + 1, 0x1p53, 0x1p53 + 2, maxNanos, math.Nextafter(maxNanos, 0)}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 1_000_000 {
+		f := math.Ldexp(r.Float64(), r.IntN(70)-5)
+		xs = append(xs, f, math.Floor(f)+0.5, math.Nextafter(math.Floor(f)+0.5, 0), math.Nextafter(math.Floor(f)+0.5, math.Inf(1)))
+	}
+	for _, f := range xs {
+		if got, want := toDuration(f), ref(f); got != want {
+			t.Fatalf("toDuration(%v) = %d, math.Round gives %d", f, got, want)
+		}
+	}
+}
