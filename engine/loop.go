@@ -224,11 +224,27 @@ func (l *Loop) At(t time.Duration, actor, kind int32) {
 	l.seq++
 	l.pending++
 	ev := Event{At: t, Actor: actor, Kind: kind, seq: l.seq}
-	if b := l.bucketOf(t); b < l.cur+wheelSize {
-		l.link(l.alloc(ev), b)
+	b := l.bucketOf(t)
+	if b >= l.cur+wheelSize {
+		l.put(l.alloc(ev))
 		return
 	}
-	l.put(l.alloc(ev))
+	n := l.alloc(ev)
+	// link's common cases, here rather than through a call: an empty bucket, or an event at
+	// or after its bucket's last one.
+	i := int(b & wheelMask)
+	switch h := l.heads[i]; {
+	case h == 0:
+		l.inWheel++
+		l.heads[i], l.tails[i] = n, n
+		l.full[i>>6] |= 1 << (i & 63)
+	case !less(&ev, &l.nodes[l.tails[i]].ev):
+		l.inWheel++
+		l.nodes[l.tails[i]].next = n
+		l.tails[i] = n
+	default:
+		l.link(n, b)
+	}
 }
 
 // After schedules an event for actor d after Now.
