@@ -99,25 +99,29 @@ func (pp *Prepared) Sleep(attempt int, prev time.Duration, u float64) time.Durat
 		}
 		return pp.policy.Sleep(attempt, prev, nil)
 	case preparedFull:
-		v := 0.0
-		if uint(attempt) < uint(len(pp.ceil)) {
-			v = pp.ceil[attempt]
-		} else {
-			v = pp.full.ceiling(attempt)
-		}
-		return fullSleep(v, pp.cap, u)
+		return fullSleep(pp.growth(attempt), pp.cap, u)
 	case preparedEqual:
-		half := 0.0
-		if uint(attempt) < uint(len(pp.ceil)) {
-			half = pp.ceil[attempt]
-		} else {
-			half = pp.equal.half(attempt)
-		}
-		return equalSleep(half, pp.cap, u)
+		return equalSleep(pp.growth(attempt), pp.cap, u)
 	case preparedDecorrelated:
 		return decorrelatedSleep(pp.base, prev, pp.cap, u)
 	}
 	return pp.policy.Sleep(attempt, prev, fixedRand(u))
+}
+
+// growth returns a jittered policy's growth at attempt: FullJitter's v, EqualJitter's v/2.
+func (pp *Prepared) growth(attempt int) float64 {
+	if uint(attempt) < uint(len(pp.ceil)) {
+		return pp.ceil[attempt]
+	}
+	return pp.grown(attempt)
+}
+
+// grown is growth beyond the prepared attempts.
+func (pp *Prepared) grown(attempt int) float64 {
+	if pp.kind == preparedFull {
+		return pp.full.ceiling(attempt)
+	}
+	return pp.equal.half(attempt)
 }
 
 // fixedRand is a Rand whose every draw is the same number.
