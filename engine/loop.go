@@ -224,11 +224,27 @@ func (l *Loop) At(t time.Duration, actor, kind int32) {
 	l.seq++
 	l.pending++
 	ev := Event{At: t, Actor: actor, Kind: kind, seq: l.seq}
-	if b := l.bucketOf(t); b < l.cur+wheelSize {
-		l.link(l.alloc(ev), b)
+	b := l.bucketOf(t)
+	if b >= l.cur+wheelSize {
+		l.put(l.alloc(ev))
 		return
 	}
-	l.put(l.alloc(ev))
+	n := l.alloc(ev)
+	// link's common cases, here rather than through a call: an empty bucket, or an event at
+	// or after its bucket's last one.
+	i := int(b & wheelMask)
+	switch h := l.heads[i]; {
+	case h == 0:
+		l.inWheel++
+		l.heads[i], l.tails[i] = n, n
+		l.full[i>>6] |= 1 << (i & 63)
+	case !less(&ev, &l.nodes[l.tails[i]].ev):
+		l.inWheel++
+		l.nodes[l.tails[i]].next = n
+		l.tails[i] = n
+	default:
+		l.link(n, b)
+	}
 }
 
 // After schedules an event for actor d after Now.
@@ -314,31 +330,35 @@ func (l *Loop) link(n int32, b int64) {
 // Step removes the earliest event, advances the clock to it and returns it. It returns false
 // when no event is pending or the budget is spent.
 func (l *Loop) Step() (Event, bool) {
-	// The common case, inlined: the current bucket holds the next event.
-	if i := l.cur & wheelMask; l.heads[i] != 0 && l.budgetLeft() {
-		return l.take(int(i)), true
+	if !l.budgetLeft() || l.pending == 0 {
+		return Event{}, false
 	}
-	return l.step()
+	for {
+		i := int(l.cur & wheelMask)
+		if l.heads[i] != 0 { // the common case: the current bucket holds the next event
+			return l.take(i), true
+		}
+		l.full[i>>6] &^= 1 << (i & 63)
+		// The next common case, advance's: only the wheel holds events and no look at the
+		// resolution is due, so the next non-empty bucket is the wheel's, most often in the
+		// bitmap word of the current one's successor.
+		if l.level[0].n|l.level[1].n|len(l.far) == 0 && l.inWheel > 0 && l.walked <= adaptEvery && l.scanned <= adaptEvery {
+			start := int((l.cur + 1) & wheelMask)
+			if word := l.full[start>>6] &^ (1<<(start&63) - 1); word != 0 {
+				pos := start&^63 + bits.TrailingZeros64(word)
+				l.cur += 1 + int64(pos-start)
+			} else {
+				l.cur = l.nextFull()
+			}
+			continue
+		}
+		l.advance()
+	}
 }
 
 // budgetLeft reports whether the budget lets the loop deliver another event: steps below a positive
 // budget, or no budget (0 or less), in one comparison.
 func (l *Loop) budgetLeft() bool { return uint64(l.steps) <= uint64(l.budget-1) }
-
-// step is Step beyond its common case.
-func (l *Loop) step() (Event, bool) {
-	if l.Len() == 0 || !l.budgetLeft() {
-		return Event{}, false
-	}
-	for {
-		i := int(l.cur & wheelMask)
-		if l.heads[i] != 0 {
-			return l.take(i), true
-		}
-		l.full[i>>6] &^= 1 << (i & 63)
-		l.advance()
-	}
-}
 
 // take removes and returns the first event of bucket i, which has one, and advances the
 // clock to it.

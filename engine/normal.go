@@ -65,10 +65,33 @@ func (s *Source) normalTail(j int32, i uint64) (float64, bool) {
 		}
 		return -zigR - x, true
 	}
-	if zigF[i]+float32(s.Float64())*(zigF[i-1]-zigF[i]) < float32(math.Exp(-.5*x*x)) {
+	if underCurve(x, i, zigF[i]+float32(s.Float64())*(zigF[i-1]-zigF[i])) {
 		return x, true
 	}
 	return 0, false
+}
+
+// underCurve reports whether a < float32(math.Exp(-.5*x*x)) for x in the wedge of layer i
+// (|x| between the layer's core edge and its edge, i ≥ 1) and a in that layer's height: the
+// wedge test. Most answers need no exponential: e^(-x²/2) = f·e^δ with f = e^(-x_i²/2) at the
+// layer's edge x_i and δ = (x_i² − x²)/2, which the wedge keeps below 1, and
+// 1+δ+δ²/2+δ³/6 ≤ e^δ ≤ 1+δ+δ²/2+δ³/6 + δ⁴/8 for δ ≤ 1 (Taylor, Lagrange's remainder). When
+// a lies below the lower bound or above the upper one by more than 2⁻¹⁹ of itself — far more
+// than float64 rounding and float32's (2⁻²⁴) can move either side — the answer is that of
+// the exponential; otherwise it computes the exponential. So the answer, and every normal
+// drawn, is exactly what the exponential alone gives (TestUnderCurve).
+func underCurve(x float64, i uint64, a float32) bool {
+	if d := .5 * (zigX[i]*zigX[i] - x*x); d <= 1 && d >= -1 {
+		p := 1 + d*(1+d*(.5+d*(1.0/6)))
+		lo, hi := zigE[i]*p, zigE[i]*(p+d*d*d*d*.125)
+		switch fa := float64(a); {
+		case fa*(1+0x1p-19) < lo:
+			return true
+		case fa*(1-0x1p-19) > hi:
+			return false
+		}
+	}
+	return a < float32(math.Exp(-.5*x*x))
 }
 
 func absInt32(i int32) uint32 {
@@ -84,6 +107,8 @@ var (
 	zigK [128]uint32
 	zigW [128]float64 // float32 values, as Marsaglia and Tsang's tables hold, widened once here
 	zigF [128]float32
+	zigX [128]float64 // layer i's edge x_i (1 ≤ i ≤ 127), unrounded
+	zigE [128]float64 // e^(-x_i²/2), unrounded
 )
 
 // init builds the ziggurat's tables (Marsaglia and Tsang's zigset).
@@ -97,11 +122,13 @@ func init() {
 	zigW[127] = float64(float32(dn / m1))
 	zigF[0] = 1
 	zigF[127] = float32(math.Exp(-.5 * dn * dn))
+	zigX[127], zigE[127] = dn, math.Exp(-.5*dn*dn)
 	for i := 126; i >= 1; i-- {
 		dn = math.Sqrt(-2 * math.Log(vn/dn+math.Exp(-.5*dn*dn)))
 		zigK[i+1] = uint32(dn / tn * m1)
 		tn = dn
 		zigF[i] = float32(math.Exp(-.5 * dn * dn))
 		zigW[i] = float64(float32(dn / m1))
+		zigX[i], zigE[i] = dn, math.Exp(-.5*dn*dn)
 	}
 }

@@ -20,10 +20,15 @@ type Decorrelated struct {
 // nanosecond, where p is prev, or d.Base when prev is 0. When 3·p >= Base
 // the result lies in [Base, min(Cap, 3·p)].
 func (d Decorrelated) Sleep(attempt int, prev time.Duration, r Rand) time.Duration {
-	base := float64(nonNeg(d.Base))
+	return decorrelatedSleep(float64(nonNeg(d.Base)), prev, d.Cap, r.Float64())
+}
+
+// decorrelatedSleep returns min(c, U(base, 3·p)) for the draw u, where p is prev, or base
+// when prev is 0 or less.
+func decorrelatedSleep(base float64, prev, c time.Duration, u float64) time.Duration {
 	p := float64(prev)
 	if prev <= 0 {
 		p = base
 	}
-	return capped(uniform(base, 3*p, r), d.Cap)
+	return capped(uniform(base, 3*p, u), c)
 }

@@ -18,6 +18,15 @@ type EqualJitter struct {
 // Sleep returns v/2 + U(0, v/2) with v = min(e.Cap, e.Base·r^attempt),
 // rounded to the nearest nanosecond; the result lies in [v/2, v].
 func (e EqualJitter) Sleep(attempt int, prev time.Duration, r Rand) time.Duration {
-	half := min(grow(e.Base, e.Multiplier, attempt), limit(e.Cap)) / 2
-	return capped(half+uniform(0, half, r), e.Cap)
+	return equalSleep(e.half(attempt), e.Cap, r.Float64())
+}
+
+// half returns v/2 with v = min(e.Cap, e.Base·r^attempt), in float64 nanoseconds.
+func (e EqualJitter) half(attempt int) float64 {
+	return min(grow(e.Base, e.Multiplier, attempt), limit(e.Cap)) / 2
+}
+
+// equalSleep returns half + U(0, half) for the draw u, capped at c.
+func equalSleep(half float64, c time.Duration, u float64) time.Duration {
+	return capped(half+uniform(0, half, u), c)
 }

@@ -17,6 +17,15 @@ type FullJitter struct {
 // Sleep returns U(0, v) with v = min(f.Cap, f.Base·r^attempt), rounded to
 // the nearest nanosecond; the result lies in [0, v].
 func (f FullJitter) Sleep(attempt int, prev time.Duration, r Rand) time.Duration {
-	v := min(grow(f.Base, f.Multiplier, attempt), limit(f.Cap))
-	return capped(uniform(0, v, r), f.Cap)
+	return fullSleep(f.ceiling(attempt), f.Cap, r.Float64())
+}
+
+// ceiling returns v = min(f.Cap, f.Base·r^attempt) in float64 nanoseconds.
+func (f FullJitter) ceiling(attempt int) float64 {
+	return min(grow(f.Base, f.Multiplier, attempt), limit(f.Cap))
+}
+
+// fullSleep returns U(0, v) for the draw u, capped at c.
+func fullSleep(v float64, c time.Duration, u float64) time.Duration {
+	return capped(uniform(0, v, u), c)
 }
