@@ -14,13 +14,13 @@ import (
 )
 
 // Lab returns the load-balancing lab. Each lab value keeps a memo of finished policy
-// simulations (see outcomeKey), shared by all of its runs.
+// simulations (see memoKey), shared by all of its runs.
 func Lab() *lab.Lab { return newRunner().lab() }
 
-func newRunner() *runner { return &runner{memo: newMemo()} }
+func newRunner() *runner { return &runner{memo: lab.NewCache[outcome](memoSize)} }
 
 type runner struct {
-	memo  *memo
+	memo  *lab.Cache[outcome]
 	work  atomic.Int64 // work units done (World.Work, subsetsWork, compareWork), summed over runs, for tests
 	chunk float64      // work per step of one simulation; 0 means chunkWork (tests vary it)
 }
@@ -138,8 +138,8 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 	pols := make([]policyRun, len(s.Policies))
 	var worlds []*World
 	for i, p := range s.Policies {
-		pols[i].key = keyOf(s, p)
-		if o, ok := r.memo.get(pols[i].key); ok {
+		pols[i].key = memoKey(v, p)
+		if o, ok := r.memo.Get(pols[i].key); ok {
 			pols[i].memo = &o
 			continue
 		}
@@ -187,7 +187,7 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 				if final {
 					for _, p := range pols {
 						if p.world != nil {
-							r.memo.put(p.key, outcomeOf(p.world))
+							r.memo.Put(p.key, outcomeOf(p.world))
 						}
 					}
 				}
@@ -203,7 +203,7 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 
 // policyRun is one policy of a run: simulated (world) or from the memo.
 type policyRun struct {
-	key   outcomeKey
+	key   string
 	world *World
 	memo  *outcome
 }

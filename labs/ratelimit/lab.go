@@ -98,7 +98,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -187,15 +186,14 @@ const defaultSlices = 40
 // memo.go) and the cost model's estimates by canonical query (the budget check of a heavy
 // scenario runs a pilot simulation).
 type runner struct {
-	slices int          // slices of simulated time per run: 1 is a one-shot run
-	work   atomic.Int64 // units of work done by runs, for tests of the cost model
-	mu     sync.Mutex
-	costs  map[string]int64
-	memo   *memo // finished results of each algorithm, see memo.go
+	slices int                   // slices of simulated time per run: 1 is a one-shot run
+	work   atomic.Int64          // units of work done by runs, for tests of the cost model
+	costs  *lab.Cache[int64]     // by canonical query
+	memo   *lab.Cache[*finished] // finished results of each algorithm, see memo.go
 }
 
 func newRunner(slices int) *runner {
-	return &runner{slices: slices, costs: map[string]int64{}, memo: newMemo()}
+	return &runner{slices: slices, costs: lab.NewCache[int64](costMemoSize), memo: lab.NewCache[*finished](memoSize)}
 }
 
 func (r *runner) lab() *lab.Lab {
@@ -312,7 +310,7 @@ type AlgorithmSummary struct {
 // refinement in ms). The fold of all updates is the result of a one-shot run, bit for bit.
 func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update)) error {
 	s := scenarioOf(v)
-	sim := newSimulation(s, func(name string) (*finished, bool) { return r.memo.get(memoKey(v, name)) })
+	sim := newSimulation(s, func(name string) (*finished, bool) { return r.memo.Get(memoKey(v, name)) })
 	initial := make([]float64, len(sim.worlds))
 	for i, w := range sim.worlds {
 		initial[i] = w.initial()
@@ -343,7 +341,7 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 		}
 		for i, w := range sim.worlds {
 			if f, ok := w.(interface{ result(float64) *finished }); ok {
-				r.memo.put(memoKey(v, sim.names[i]), f.result(initial[i]))
+				r.memo.Put(memoKey(v, sim.names[i]), f.result(initial[i]))
 			}
 		}
 		return nil
