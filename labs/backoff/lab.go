@@ -68,7 +68,7 @@ const runawayFactor = 20
 func Lab() *lab.Lab { return newRunner().lab() }
 
 func newRunner() *runner {
-	return &runner{points: newMemo(memoSize), pilots: newPilots(pilotMemoSize)}
+	return &runner{points: newMemo(memoSize), pilots: lab.NewCache[[]float64](pilotMemoSize)}
 }
 
 // lab is the lab whose runs r runs.
@@ -99,10 +99,10 @@ const memoSize = 20000
 // runner runs scenarios of one lab value.
 type runner struct {
 	points *memo
-	pilots *pilots
-	worlds worldPool    // grown queues and clients, reused across points and runs
-	events atomic.Int64 // write attempts simulated by runs (not pilots), for benchmarks
-	work   atomic.Int64 // work done by runs (not pilots), World.Work, for tests of the cost model
+	pilots *lab.Cache[[]float64] // the cost model's pilot work, by pilotKey.url
+	worlds worldPool             // grown queues and clients, reused across points and runs
+	events atomic.Int64          // write attempts simulated by runs (not pilots), for benchmarks
+	work   atomic.Int64          // work done by runs (not pilots), World.Work, for tests of the cost model
 }
 
 // worldPool keeps the idle worlds of one lab value. A world's queue and clients grow to the
@@ -142,6 +142,7 @@ func (p *worldPool) put(w *World) {
 
 // scenario is the typed form of the parameters.
 type scenario struct {
+	v          param.Values // the scenario itself, for memo keys
 	strategies []string
 	clients    int
 	setting
@@ -160,6 +161,7 @@ type setting struct {
 
 func scenarioOf(v param.Values) scenario {
 	return scenario{
+		v:          v,
 		strategies: v.List("strategies"),
 		clients:    int(v.Int("clients")),
 		setting: setting{
@@ -537,7 +539,7 @@ type tally struct {
 func (r *runner) newPoint(s scenario, n int, names []string, withHist bool) *point {
 	p := &point{n: n, withHist: withHist}
 	for _, name := range names {
-		c := &cell{key: pointKey{strategy: name, clients: n, setting: s.setting}}
+		c := &cell{key: pointKey{strategy: name, url: memoKey(s.v, name, n)}}
 		if v, ok := r.points.get(c.key, withHist); ok {
 			c.final = &v
 			p.memoised++

@@ -1,0 +1,34 @@
+package backoff
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/resilience-playground/playground/lab/labtest"
+	"github.com/resilience-playground/playground/param"
+)
+
+// TestMemoKey: moving any parameter a point depends on (all but the sweep it is part of and
+// the retry schedule's length) changes the key of every strategy's point at the chosen N, and
+// equal scenarios written differently share it.
+func TestMemoKey(t *testing.T) {
+	labtest.CheckMemoKey(t, Lab(), func(v param.Values) string {
+		var keys []string
+		for _, name := range v.List("strategies") {
+			keys = append(keys, memoKey(v, name, int(v.Int("clients"))))
+		}
+		return strings.Join(keys, " ")
+	}, "sweep", "retries")
+}
+
+// TestPilotKey: the same for the cost model's pilots, which depend on neither the clients,
+// the trials, the seed, the sweep nor the retries.
+func TestPilotKey(t *testing.T) {
+	labtest.CheckMemoKey(t, Lab(), func(v param.Values) string {
+		var keys []string
+		for _, name := range v.List("strategies") {
+			keys = append(keys, pilotKeyOf(scenarioOf(v), name).url)
+		}
+		return strings.Join(keys, " ")
+	}, "clients", "trials", "seed", "sweep", "retries")
+}
