@@ -16,8 +16,28 @@ import (
 	"github.com/resilience-playground/playground/param"
 )
 
-// Strategies are the retry policies the lab compares, in canonical order.
-var Strategies = []string{"none", "constant", "linear", "exponential", "full", "equal", "decorrelated"}
+// strategyOptions are the retry policies the lab compares, in canonical order, each with the
+// policy it makes from the scenario's base, cap and multiplier.
+var strategyOptions = lab.Options[func(base, cap time.Duration, multiplier float64) backoff.Policy]{
+	{Name: "none", New: func(_, _ time.Duration, _ float64) backoff.Policy { return backoff.None{} }},
+	{Name: "constant", New: func(base, _ time.Duration, _ float64) backoff.Policy { return backoff.Constant{Delay: base} }},
+	{Name: "linear", New: func(base, cap time.Duration, _ float64) backoff.Policy { return backoff.Linear{Base: base, Cap: cap} }},
+	{Name: "exponential", New: func(base, cap time.Duration, m float64) backoff.Policy {
+		return backoff.Exponential{Base: base, Cap: cap, Multiplier: m}
+	}},
+	{Name: "full", New: func(base, cap time.Duration, m float64) backoff.Policy {
+		return backoff.FullJitter{Base: base, Cap: cap, Multiplier: m}
+	}},
+	{Name: "equal", New: func(base, cap time.Duration, m float64) backoff.Policy {
+		return backoff.EqualJitter{Base: base, Cap: cap, Multiplier: m}
+	}},
+	{Name: "decorrelated", New: func(base, cap time.Duration, _ float64) backoff.Policy {
+		return backoff.Decorrelated{Base: base, Cap: cap}
+	}},
+}
+
+// Strategies are the names of the retry policies the lab compares, in canonical order.
+var Strategies = strategyOptions.Names()
 
 // baseline is the strategy the summary table compares against.
 const baseline = "exponential"
@@ -190,23 +210,7 @@ func withBaseline(names []string) []string {
 
 // Policy returns the named strategy's policy for the scenario's base, cap and multiplier.
 func Policy(name string, base, cap time.Duration, multiplier float64) backoff.Policy {
-	switch name {
-	case "none":
-		return backoff.None{}
-	case "constant":
-		return backoff.Constant{Delay: base}
-	case "linear":
-		return backoff.Linear{Base: base, Cap: cap}
-	case "exponential":
-		return backoff.Exponential{Base: base, Cap: cap, Multiplier: multiplier}
-	case "full":
-		return backoff.FullJitter{Base: base, Cap: cap, Multiplier: multiplier}
-	case "equal":
-		return backoff.EqualJitter{Base: base, Cap: cap, Multiplier: multiplier}
-	case "decorrelated":
-		return backoff.Decorrelated{Base: base, Cap: cap}
-	}
-	panic("backoff lab: unknown strategy " + name)
+	return strategyOptions.Make(name)(base, cap, multiplier)
 }
 
 // simEvents bounds the events of one simulation of n clients: one per write, and at worst
@@ -412,9 +416,9 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 }
 
 // chosenUpdate is summary.strategies and the writes-over-time histograms at the chosen N, as
-// far as its trials have got. Numbers that are not final are rounded (see provisional).
+// far as its trials have got. Numbers that are not final are rounded (see lab.Provisional).
 func (r *runner) chosenUpdate(s scenario, p *point, final bool) lab.Update {
-	round := provisional(final)
+	round := lab.Provisional(final)
 	base := len(p.cells) - 1
 	for i, c := range p.cells {
 		if c.key.strategy == baseline {
@@ -447,11 +451,11 @@ func (r *runner) chosenUpdate(s scenario, p *point, final bool) lab.Update {
 
 // sweepSeries is point p of the work and completion charts, upserted, with (when bands is
 // set) the 95% interval of each mean as a band once there are two trials. Numbers that are not
-// final are rounded (see provisional); bands, which are only drawn, always are.
+// final are rounded (see lab.Provisional); bands, which are only drawn, always are.
 func sweepSeries(s scenario, p *point, final, bands bool) []lab.Series {
 	var series []lab.Series
 	x := []float64{float64(p.n)}
-	round := provisional(final)
+	round := lab.Provisional(final)
 	for i, name := range s.strategies {
 		c := p.cells[i]
 		w, comp := c.means()
@@ -478,26 +482,7 @@ func band(chart, name, unit string, x []float64, mean, half float64, bound strin
 	}
 	of := chart + " " + name
 	return lab.Series{Name: of + " " + bound, Chart: chart, Label: name, XUnit: "clients", YUnit: unit,
-		X: x, Y: []float64{roundTo(y, 3)}, Upsert: true, Of: of, Bound: bound}
-}
-
-// provisional returns the identity for final numbers, and for numbers a later batch will
-// replace a rounding to four significant digits: as exact as a viewer can read, and a
-// fraction of the bytes on the wire.
-func provisional(final bool) func(float64) float64 {
-	if final {
-		return func(x float64) float64 { return x }
-	}
-	return func(x float64) float64 { return roundTo(x, 4) }
-}
-
-// roundTo rounds x to digits significant digits.
-func roundTo(x float64, digits int) float64 {
-	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
-		return x
-	}
-	p := math.Pow(10, float64(digits-1)-math.Floor(math.Log10(math.Abs(x))))
-	return math.Round(x*p) / p
+		X: x, Y: []float64{lab.RoundTo(y, 3)}, Upsert: true, Of: of, Bound: bound}
 }
 
 // sweepSummary is summary.sweep: every sweep point's means, in order of clients.

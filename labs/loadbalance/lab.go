@@ -218,11 +218,11 @@ func (r *runner) progress(s Scenario, env *Env, pols []policyRun, counts []int, 
 	byPolicy := make([][]float64, len(pols))
 	for i, p := range pols {
 		name := s.Policies[i]
-		round := provisional(final)
+		round := lab.Provisional(final)
 		var o outcome
 		from, to := sent, k
 		if p.memo != nil {
-			o, round = *p.memo, provisional(true)
+			o, round = *p.memo, lab.Provisional(true)
 			if from, to = 0, len(o.samples); sent > 0 {
 				from = to
 			}
@@ -332,7 +332,7 @@ func timeSeries(name string, samples []Sample) []lab.Series {
 	n := len(samples)
 	x, med, lo, hi, errs := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	for i, sm := range samples {
-		x[i], med[i], lo[i], hi[i] = sm.T, roundTo(sm.Median, 4), roundTo(sm.Min, 4), roundTo(sm.Max, 4)
+		x[i], med[i], lo[i], hi[i] = sm.T, lab.RoundTo(sm.Median, 4), lab.RoundTo(sm.Min, 4), lab.RoundTo(sm.Max, 4)
 		errs[i] = float64(sm.Errors)
 	}
 	of := "cpu " + name
@@ -394,22 +394,4 @@ func loadPct(s Scenario) float64 {
 		return 0
 	}
 	return 100 * float64(s.Clients) * s.Rate * meanCost.Seconds() / (float64(s.Backends) * cores)
-}
-
-// provisional returns the identity for final numbers, and for numbers a later update will
-// replace a rounding to four significant digits.
-func provisional(final bool) func(float64) float64 {
-	if final {
-		return func(x float64) float64 { return x }
-	}
-	return func(x float64) float64 { return roundTo(x, 4) }
-}
-
-// roundTo rounds x to digits significant digits.
-func roundTo(x float64, digits int) float64 {
-	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
-		return x
-	}
-	p := math.Pow(10, float64(digits-1)-math.Floor(math.Log10(math.Abs(x))))
-	return math.Round(x*p) / p
 }

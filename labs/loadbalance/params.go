@@ -5,16 +5,42 @@ import (
 	"math"
 	"time"
 
+	"github.com/resilience-playground/playground/algorithms/balance"
+	"github.com/resilience-playground/playground/algorithms/subset"
 	"github.com/resilience-playground/playground/engine"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/param"
 )
 
+// subsettingOptions are the subsetting algorithms, in canonical order, each with the
+// algorithm it makes for a seed.
+var subsettingOptions = lab.Options[func(seed uint64) subset.Algorithm]{
+	{Name: "random", New: func(seed uint64) subset.Algorithm { return &subset.Random{Seed: seed} }},
+	{Name: "deterministic", New: func(seed uint64) subset.Algorithm { return &subset.Deterministic{Seed: seed} }},
+	{Name: "rendezvous", New: func(seed uint64) subset.Algorithm { return subset.Rendezvous{Seed: seed} }},
+	{Name: "aperture", New: func(uint64) subset.Algorithm { return subset.Aperture{} }},
+}
+
+// policyOptions are the load-balancing policies the lab compares, in canonical order, each
+// with the picker it makes for a client (whether least-loaded policies count recent errors as
+// active requests, and the client's stream of random choices).
+var policyOptions = lab.Options[func(countErrors bool, src *engine.Source) balance.Picker]{
+	{Name: "round_robin", New: func(bool, *engine.Source) balance.Picker { return &balance.RoundRobin{} }},
+	{Name: "least_loaded", New: func(countErrors bool, _ *engine.Source) balance.Picker {
+		return &balance.LeastLoaded{CountErrors: countErrors}
+	}},
+	{Name: "weighted", New: func(bool, *engine.Source) balance.Picker { return &balance.Weighted{ErrorPenalty: errorPenalty} }},
+	{Name: "random", New: func(_ bool, src *engine.Source) balance.Picker { return &balance.Random{Src: src} }},
+	{Name: "p2c", New: func(countErrors bool, src *engine.Source) balance.Picker {
+		return &balance.TwoChoices{Src: src, CountErrors: countErrors}
+	}},
+}
+
 // Subsettings are the subsetting algorithms, in canonical order.
-var Subsettings = []string{"random", "deterministic", "rendezvous", "aperture"}
+var Subsettings = subsettingOptions.Names()
 
 // Policies are the load-balancing policies the lab compares, in canonical order.
-var Policies = []string{"round_robin", "least_loaded", "weighted", "random", "p2c"}
+var Policies = policyOptions.Names()
 
 // Events are what can happen to some backends a third of the way through a run.
 var Events = []string{"none", "lame_duck", "abrupt_stop"}

@@ -9,19 +9,7 @@ import (
 )
 
 // algorithm returns the named subsetting algorithm for seed.
-func algorithm(name string, seed uint64) subset.Algorithm {
-	switch name {
-	case "random":
-		return &subset.Random{Seed: seed}
-	case "deterministic":
-		return &subset.Deterministic{Seed: seed}
-	case "rendezvous":
-		return subset.Rendezvous{Seed: seed}
-	case "aperture":
-		return subset.Aperture{}
-	}
-	panic("loadbalance: unknown subsetting " + name)
-}
+func algorithm(name string, seed uint64) subset.Algorithm { return subsettingOptions.Make(name)(seed) }
 
 // subsets returns every client's subset, flattened: client c's is conns[starts[c]:starts[c+1]].
 func subsets(name string, seed uint64, clients, backends, size int) (starts, conns []int32) {

@@ -256,20 +256,9 @@ func NewWorld(cfg Config) *World {
 	return w
 }
 
+// newPicker returns a client's picker of the named policy.
 func newPicker(policy string, countErrors bool, src *engine.Source) balance.Picker {
-	switch policy {
-	case "round_robin":
-		return &balance.RoundRobin{}
-	case "least_loaded":
-		return &balance.LeastLoaded{CountErrors: countErrors}
-	case "weighted":
-		return &balance.Weighted{ErrorPenalty: errorPenalty}
-	case "random":
-		return &balance.Random{Src: src}
-	case "p2c":
-		return &balance.TwoChoices{Src: src, CountErrors: countErrors}
-	}
-	panic("loadbalance: unknown policy " + policy)
+	return policyOptions.Make(policy)(countErrors, src)
 }
 
 // interarrival draws client c's next gap between requests.

@@ -107,8 +107,8 @@ import (
 	"github.com/resilience-playground/playground/param"
 )
 
-// Algorithms are the algorithms the lab compares, in canonical order.
-var Algorithms = []string{"fixed_window", "sliding_log", "sliding_window", "subwindows", "token_bucket", "leaky_queue", "leaky_meter", "gcra"}
+// Algorithms are the algorithms the lab compares, in canonical order (algorithmOptions).
+var Algorithms = algorithmOptions.Names()
 
 // Traffics are the traffic shapes.
 var Traffics = []string{"poisson", "bursty", "boundary", "ramp"}
