@@ -1,179 +1,16 @@
-// Package ratelimit is the rate-limiter lab: every classic algorithm of
-// algorithms/ratelimit fed the same random traffic, each measured against
-// the exact answer, alone and distributed over several API instances that
-// share a store.
-//
-// It follows Jean-Baptiste Muscat's "Distributed Rate-Limiting Algorithms"
-// on Criteo's engineering blog (also translated into Japanese as
-// "分散フロー制御アルゴリズムを5分で理解する"): the post plots, under the same
-// random traffic, the count of the "perfect" sliding window (a grey line)
-// against the count each algorithm works with (dashed), and explains why
-// the store — Redis with atomic scripts, or Memcached with only atomic
-// increments — decides which algorithm one can build. The lab draws those
-// charts for every algorithm at once and counts, request by request, what
-// each admitted that the exact sliding window would have refused.
-//
-// # The simulation
-//
-// Requests of one client arrive over duration (traffic: Poisson, on/off
-// bursts, the post's boundary case of a full limit just before a window
-// boundary and another just after, or a linear ramp), at load times the
-// limit on average. Every algorithm sees the same arrivals. A load balancer
-// (round robin, random, or sticky with a scale-out event halfway) sends
-// each request to one of instances API instances, whose clocks are skewed
-// by up to skew; the instances keep the client's state in a store whose
-// round trip takes store_latency, with one of six semantics:
-//
-//   - atomic: a script runs read, decide and write as one step at the store
-//     (Redis with Lua); the decisions are those of one in-process limiter.
-//   - incr: atomic increments only (Memcached): the window algorithms INCR
-//     the current counter, read the earlier ones in the same round trip,
-//     decide, and DECR after a refusal; the others, which need an atomic
-//     read-modify-write, fall back to GET then SET (summary store
-//     "get_set").
-//   - racy: GET, decide, SET: requests whose round trips overlap decide on
-//     the same state and the last write wins.
-//   - cas: GET, decide, compare-and-swap on a version; a failed swap reads
-//     again (at most 8 attempts, then the request is refused). A retry
-//     decides with its own clock, so the exact window counts the request
-//     when its deciding attempt left the instance, not when it arrived:
-//     counted by arrival, the serialised decisions of an exact limiter
-//     would seem to over-admit.
-//   - async: each instance decides on its own copy and sends what it
-//     admitted to the others, who merge it after store_latency (the post's
-//     Kafka idea); algorithms whose state cannot be merged (the bucket
-//     family) stay local.
-//   - local: each instance counts alone (the post's sticky sessions).
-//
-// # Results
-//
-// Every algorithm is measured against the exact sliding window of its own
-// admitted requests, counted when they reach the service: at their arrival
-// (or, for a compare-and-swap retry, when the deciding attempt left the
-// instance), and for the leaky bucket as a queue when the queue lets them
-// out, so that its smoothing shows.
-//
-// summary.algorithms.<name> (see [AlgorithmSummary]) holds what each
-// algorithm admitted and rejected, how many it admitted while its own
-// admitted requests already filled the exact sliding window ending at that
-// request (over_admitted: a count of moments, not an excess) and how many it
-// wrongly rejected (refused although that window had room), the most
-// admitted requests in any window of the limit's length (also as × limit),
-// the excess over the limit × time (the area between the exact count and
-// the limit where it is above, and the share of time it is), its
-// estimate's mean error against the exact count, its
-// state per key and its store operations per request (and the leaky queue's
-// mean wait). summary.offered is the number of requests that arrived,
-// summary.limit and summary.window_ms the limit. The series are, per
-// algorithm, the exact sliding-window count of its admitted requests ("exact
-// <name>", a neutral reference) and its own estimate ("estimate <name>",
-// dashed) at 1001 instants from 0 to the duration (chart "count", one panel
-// per algorithm with the limit in each), and its admitted rate in 120 bins
-// ("admitted <name>") beside the offered rate ("offered"; chart "rate").
-//
-// Runs are progressive: they simulate the duration in 40 slices of simulated
-// time and send each slice's new points (appended counts, upserted rate
-// bins) and the summary so far, with a refinement counting the simulated
-// milliseconds done, so the first frame comes at once and the final result
-// equals a one-shot run bit for bit. Algorithms run in parallel within a
-// slice, each on its own state, so results do not depend on GOMAXPROCS.
-// A lab value keeps each algorithm's finished result per scenario (memo.go):
-// the algorithms do not affect one another, so ticking one on simulates only
-// that one.
-//
-// # Cost
-//
-// A run's work is counted as it runs, in the units of the server's budget (12–80 ns of CPU each
-// on the reference machine, BenchmarkWorkUnit): arrivals, decisions, store operations, sliding
-// log copies and merges (see cost.go). Cost simulates a bounded prefix of the scenario and
-// extrapolates it: within 2× of the count over a grid of every slider's extremes
-// (TestCostWithinTwice, worst ×1.4). So the duration is bounded by work, not time: up to a
-// week at a low rate. Memory estimates a run's big allocations (exact windows, pending
-// requests, sliding logs in every instance), bounded per run (lab.MaxRunMemory).
 package ratelimit
 
 import (
 	"context"
-	"fmt"
-	"math"
 	"runtime"
 	"slices"
 	"sync/atomic"
 	"time"
 
-	"github.com/resilience-playground/playground/algorithms/ratelimit"
 	"github.com/resilience-playground/playground/engine"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/param"
 )
-
-// Algorithms are the algorithms the lab compares, in canonical order (algorithmOptions).
-var Algorithms = algorithmOptions.Names()
-
-// Traffics are the traffic shapes.
-var Traffics = []string{"poisson", "bursty", "boundary", "ramp"}
-
-// Stores are the store semantics of the distributed mode.
-var Stores = []string{"local", "atomic", "incr", "racy", "cas", "async"}
-
-// Balancers are the load balancers in front of the instances.
-var Balancers = []string{"round_robin", "random", "sticky"}
-
-var bucketFamily = []string{"token_bucket", "leaky_queue", "leaky_meter", "gcra"}
-
-// two is the instances from which clock skew matters.
-var two = 2.0
-
-// Params declares the lab's parameters.
-var Params = param.Set{
-	{Name: "algorithms", Label: "Algorithms", Kind: param.EnumList, Options: Algorithms,
-		Default: "fixed_window,sliding_log,sliding_window,subwindows,token_bucket,leaky_queue,leaky_meter,gcra",
-		Help:    "Rate limiters to compare; each sees the same requests."},
-	{Name: "limit", Label: "Limit", Kind: param.Int, Default: "1000", Min: 1, Max: 100000, Step: 1, Log: true, Unit: "requests",
-		Help: "Most requests admitted per window (for the buckets: the rate, limit per window)."},
-	{Name: "window", Label: "Window", Kind: param.Duration, Default: "1s", Min: 10, Max: 3600000, Step: 10, Unit: "ms", Log: true,
-		Help: "Length of the window the limit applies to."},
-	{Name: "subwindows", Group: "Algorithms", Label: "Sub-windows k", Kind: param.Int, Default: "4", Min: 2, Max: ratelimit.MaxSubWindows, Step: 1,
-		Applies: &param.When{Param: "algorithms", Values: []string{"subwindows"}},
-		Help:    "Sub-windows per window of the generalised sliding window: it reads k+1 counters (4: the post's five 15-second windows)."},
-	{Name: "burst", Group: "Algorithms", Label: "Burst", Kind: param.Int, Default: "0", Min: 0, Max: 100000, Step: 1, Unit: "requests",
-		Applies: &param.When{Param: "algorithms", Values: bucketFamily},
-		Help:    "Bucket capacity: requests admitted at one instant from rest (0: equal to the limit, the fair comparison)."},
-	{Name: "leak", Group: "Algorithms", Label: "Leak rate", Kind: param.Float, Default: "1", Min: 0.1, Max: 10, Step: 0.05, Unit: "× limit",
-		Applies: &param.When{Param: "algorithms", Values: []string{"leaky_queue", "leaky_meter"}},
-		Help:    "How fast the leaky buckets drain, relative to limit per window."},
-	{Name: "traffic", Label: "Traffic", Kind: param.Enum, Options: Traffics, Default: "poisson",
-		Help: "Poisson arrivals, on/off bursts across window boundaries, a full limit just before and just after boundaries, or a ramp from 0 to twice the load."},
-	{Name: "load", Label: "Offered load", Kind: param.Float, Default: "1.1", Min: 0.1, Max: 10, Step: 0.05, Unit: "× limit",
-		Help: "Mean arrival rate relative to the limit (boundary traffic: each burst's size relative to the limit)."},
-	{Name: "duration", Label: "Duration", Kind: param.Duration, Default: "30s", Min: 1000, Max: 7 * 24 * 3600000, Step: 1000, Unit: "ms", Log: true,
-		Help: "Simulated time (up to a week: the work budget decides how long at a given rate)."},
-	{Name: "instances", Group: "Distributed", Label: "Instances", Kind: param.Int, Default: "1", Min: 1, Max: 64, Step: 1,
-		Help: "API instances behind the load balancer, sharing the client's state through the store (with the sticky balancer: 1, and a second at the scale-out)."},
-	{Name: "balancer", Group: "Distributed", Label: "Balancer", Kind: param.Enum, Options: Balancers, Default: "round_robin",
-		Help: "How requests reach instances; sticky pins the client to one instance and moves it to a new one halfway (a scale-out)."},
-	{Name: "store", Group: "Distributed", Label: "Store", Kind: param.Enum, Options: Stores, Default: "atomic",
-		Help: "atomic script (Redis + Lua), incr only (Memcached), racy read-then-write, compare-and-swap, async propagation (Kafka), or local counters."},
-	{Name: "store_latency", Group: "Distributed", Label: "Store latency", Kind: param.Duration, Default: "1ms", Min: 0, Max: 1000, Step: 0.1, Unit: "ms",
-		Applies: &param.When{Param: "store", Values: []string{"incr", "racy", "cas", "async"}},
-		Help:    "Round trip to the store (async: the propagation lag)."},
-	{Name: "skew", Group: "Distributed", Label: "Clock skew", Kind: param.Duration, Default: "0s", Min: 0, Max: 60000, Step: 1, Unit: "ms",
-		Applies: &param.When{Param: "instances", Min: &two},
-		Help:    "Instance i's clock runs i/(instances−1)·skew ahead of true time (with the sticky balancer, the instance the scale-out adds runs skew ahead)."},
-	{Name: "seed", Group: "Advanced", Label: "Seed", Kind: param.Int, Default: "1", Min: 0, Max: 1<<53 - 1, Step: 1, Random: true,
-		Help: "All randomness comes from the seed: the same seed gives the same numbers."},
-}
-
-// check enforces the rule across the lab's parameters (see lab.Lab.Check): the sticky
-// balancer pins the client to one instance and adds a second at the scale-out, so it starts
-// with one; more would change nothing but the clocks' spacing.
-func check(v param.Values) error {
-	if n := v.Int("instances"); v.String("balancer") == "sticky" && n != 1 {
-		return lab.Relation(fmt.Sprintf("instances must be 1 with balancer sticky, which pins the client to one instance and adds a second at the scale-out halfway; got %d", n),
-			"instances", "balancer")
-	}
-	return nil
-}
 
 // Lab returns the rate-limiter lab. Each lab value has its own runner, with its own memos of
 // finished algorithm results and of the cost model's pilot estimates.
@@ -216,59 +53,6 @@ func (r *runner) lab() *lab.Lab {
 		Run:          r.Run,
 		Tours:        tours,
 	}
-}
-
-// scenario is the typed form of the parameters.
-type scenario struct {
-	algorithms []string
-	limit      int64
-	window     time.Duration
-	subwindows int
-	burst      int64 // effective: the limit when the parameter is 0
-	leak       float64
-	traffic    string
-	load       float64
-	duration   time.Duration
-	instances  int
-	balancer   string
-	store      string
-	latency    time.Duration
-	skew       time.Duration
-	seed       uint64
-}
-
-func scenarioOf(v param.Values) scenario {
-	s := scenario{
-		algorithms: v.List("algorithms"),
-		limit:      v.Int("limit"),
-		window:     v.Duration("window"),
-		subwindows: int(v.Int("subwindows")),
-		burst:      v.Int("burst"),
-		leak:       v.Float("leak"),
-		traffic:    v.String("traffic"),
-		load:       v.Float("load"),
-		duration:   v.Duration("duration"),
-		instances:  int(v.Int("instances")),
-		balancer:   v.String("balancer"),
-		store:      v.String("store"),
-		latency:    v.Duration("store_latency"),
-		skew:       v.Duration("skew"),
-		seed:       uint64(v.Int("seed")),
-	}
-	if s.burst == 0 {
-		s.burst = s.limit
-	}
-	return s
-}
-
-// limitOf is the scenario's limit as the algorithms take it.
-func (s scenario) limitOf() ratelimit.Limit {
-	return ratelimit.Limit{Count: int(s.limit), Per: s.window}
-}
-
-// leakLimit is the leaky buckets' rate: the limit drained leak times as fast.
-func (s scenario) leakLimit() ratelimit.Limit {
-	return ratelimit.Limit{Count: int(s.limit), Per: time.Duration(math.Max(1, math.Round(float64(s.window)/s.leak)))}
 }
 
 // AlgorithmSummary is summary.algorithms.<name>.
