@@ -16,13 +16,13 @@ func memoKey(v param.Values, policy string) string {
 // outcome is what a run shows of one policy: every sampling interval, each backend's
 // utilisation and the summary. From a finished simulation it is final.
 type outcome struct {
-	samples []Sample
+	samples []sample
 	cpu     []float64
-	summary PolicySummary
+	summary policySummary
 }
 
 // outcomeOf is w's outcome so far.
-func outcomeOf(w *World) outcome {
+func outcomeOf(w *world) outcome {
 	cpu := w.cpuSoFar()
 	return outcome{samples: w.Samples, cpu: cpu, summary: w.summary(cpu)}
 }
