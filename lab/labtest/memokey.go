@@ -129,3 +129,15 @@ func respell(v param.Values) string {
 	}
 	return strings.Join(parts, "&")
 }
+
+// PerChoice returns the key function of a lab that keeps one part per choice of its list
+// parameter list (a strategy, a policy, an algorithm): the keys of every chosen name, joined.
+func PerChoice(list string, key func(v param.Values, name string) string) func(param.Values) string {
+	return func(v param.Values) string {
+		var keys []string
+		for _, name := range v.List(list) {
+			keys = append(keys, key(v, name))
+		}
+		return strings.Join(keys, " ")
+	}
+}

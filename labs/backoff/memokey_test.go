@@ -1,7 +1,6 @@
 package backoff
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/resilience-playground/playground/lab/labtest"
@@ -12,23 +11,15 @@ import (
 // the retry schedule's length) changes the key of every strategy's point at the chosen N, and
 // equal scenarios written differently share it.
 func TestMemoKey(t *testing.T) {
-	labtest.CheckMemoKey(t, Lab(), func(v param.Values) string {
-		var keys []string
-		for _, name := range v.List("strategies") {
-			keys = append(keys, memoKey(v, name, int(v.Int("clients"))))
-		}
-		return strings.Join(keys, " ")
-	}, "sweep", "retries")
+	labtest.CheckMemoKey(t, Lab(), labtest.PerChoice("strategies", func(v param.Values, name string) string {
+		return memoKey(v, name, int(v.Int("clients")))
+	}), "sweep", "retries")
 }
 
 // TestPilotKey: the same for the cost model's pilots, which depend on neither the clients,
 // the trials, the seed, the sweep nor the retries.
 func TestPilotKey(t *testing.T) {
-	labtest.CheckMemoKey(t, Lab(), func(v param.Values) string {
-		var keys []string
-		for _, name := range v.List("strategies") {
-			keys = append(keys, pilotKeyOf(scenarioOf(v), name).url)
-		}
-		return strings.Join(keys, " ")
-	}, "clients", "trials", "seed", "sweep", "retries")
+	labtest.CheckMemoKey(t, Lab(), labtest.PerChoice("strategies", func(v param.Values, name string) string {
+		return pilotKeyOf(scenarioOf(v), name).url
+	}), "clients", "trials", "seed", "sweep", "retries")
 }
