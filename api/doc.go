@@ -4,12 +4,26 @@
 //
 // # Routes
 //
-//	GET /                         index of labs
-//	GET /{lab}?{params}           a lab's page; a bad URL still renders, with its errors shown
-//	GET /embed/{lab}?{params}     charts only, the one view that may be framed
-//	GET /api/v1/{lab}?{params}    the whole result as JSON
-//	GET /api/v1/{lab}/stream      websocket stream of runs
-//	GET /healthz  /readyz  /metrics
+// Every route the server registers, one a line (TestRoutesDocumented compares this list with
+// the router's):
+//
+//	GET  /                             index of labs
+//	GET  /{lab}?{params}               a lab's page; a bad URL still renders, with its errors shown
+//	GET  /embed/{lab}?{params}         charts only, the one view that may be framed
+//	GET  /compare?{urls}               several scenarios' results side by side
+//	GET  /preview/{lab}.svg?{params}   a small SVG of a scenario's headline chart, for the index
+//	GET  /api/v1/{lab}?{params}        the whole result as JSON
+//	GET  /api/v1/{lab}.csv?{params}    the whole result as CSV
+//	GET  /api/v1/{lab}/stream          websocket stream of runs (see Stream protocol)
+//	POST /api/v1/rooms                 open a room for a scenario (see Rooms)
+//	GET  /api/v1/rooms/{code}          a room's state
+//	GET  /api/v1/rooms/{code}/stream   websocket stream of a room (see Rooms)
+//	GET  /join/{code}                  a room's page, following it (or driving it, with the presenter key)
+//	GET  /join/{code}/qr.svg           a QR code of the join URL
+//	GET  /static/*                     embedded scripts, styles and fonts
+//	GET  /healthz                      liveness
+//	GET  /readyz                       readiness: 503 while draining
+//	GET  /metrics                      Prometheus metrics
 //
 // # Errors
 //
@@ -64,4 +78,33 @@
 // (close code 4000, "idle"; the page reconnects when its viewer returns). Only same-origin
 // connections are accepted unless the origin is on the configured allow-list. When the server drains, each stream finishes its run and is
 // closed with 1001 (going away); the page reconnects and restores its view from its URL.
+//
+// # Rooms
+//
+// A room is a live teaching session. A presenter creates a room for a scenario
+// (POST /api/v1/rooms); followers open its join page and see, live, the scenario the presenter
+// drives from the presenter page. A room's state is its current URL and tour step, kept in a
+// room.Store shared by every replica; each server with participants in a room runs one
+// driver for it — it computes the room's scenario once, through the hub — and fans the
+// frames out to its local participants through a broadcast: encoded once, the same bytes to
+// every follower.
+//
+// The room stream (GET /api/v1/rooms/{code}/stream) speaks the lab stream's protocol, plus:
+//
+//	{"type": "room", "code", "lab", "url", "step", "version", "followers", "presenter"}
+//
+// sent first and whenever the room changes (presenter is true on the presenter's own
+// connection); the run frames' ids are the room's version, and the room message of a version
+// comes before its run. A connection becomes the presenter by sending {"type": "present",
+// "key": "..."}; then its params messages ({"type": "params", "id", "query", "step"}) move the
+// room. A follower's params message is answered with an error and changes nothing.
+//
+// Limits: a client (a remote address; see clientOf) may open 5 rooms at once, then one every
+// 10 seconds, and keep at most room.Limits.PerOwner (20) open; the store keeps at most
+// room.Limits.Rooms (10,000). A client may try 20 codes that name no room, then one every 5
+// seconds — codes that name a room are not counted, so a class behind one address joins
+// freely. Beyond a limit a request is answered 429 (503 when the server's rooms are full) with
+// Retry-After, before the store is asked. A presenter's changes are stored at most
+// Config.ParamRate a second (the rate of a viewer's own changes), the newest first: changes
+// sent meanwhile replace each other.
 package api

@@ -26,33 +26,6 @@ import (
 	"github.com/resilience-playground/playground/web/templates"
 )
 
-// Rooms (live teaching sessions). A presenter creates a room for a scenario
-// (POST /api/v1/rooms); followers open its join page and see, live, the scenario the presenter
-// drives from the presenter page. A room's state is its current URL and tour step, kept in a
-// room.Store shared by every replica; each server with participants in a room runs one
-// driver for it — it computes the room's scenario once, through the hub — and fans the
-// frames out to its local participants through a broadcast: encoded once, the same bytes to
-// every follower.
-//
-// The room stream (GET /api/v1/rooms/{code}/stream) speaks the lab stream's protocol, plus:
-//
-//	{"type": "room", "code", "lab", "url", "step", "version", "followers", "presenter"}
-//
-// sent first and whenever the room changes (presenter is true on the presenter's own
-// connection); the run frames' ids are the room's version, and the room message of a version
-// comes before its run. A connection becomes the presenter by sending {"type": "present",
-// "key": "..."}; then its params messages ({"type": "params", "id", "query", "step"}) move the
-// room. A follower's params message is answered with an error and changes nothing.
-//
-// Limits. A client (a remote address; see clientOf) may open 5 rooms at once, then one every
-// 10 seconds, and keep at most room.Limits.PerOwner (20) open; the store keeps at most
-// room.Limits.Rooms (10,000). A client may try 20 codes that name no room, then one every 5
-// seconds — codes that name a room are not counted, so a class behind one address joins
-// freely. Beyond a limit a request is answered 429 (503 when the server's rooms are full) with
-// Retry-After, before the store is asked. A presenter's changes are stored at most
-// Config.ParamRate a second (the rate of a viewer's own changes), the newest first: changes
-// sent meanwhile replace each other.
-
 // errNotPresenter answers a follower's attempt to drive the room.
 var errNotPresenter = &param.Error{Msg: "only the presenter can change the room's scenario; detach to explore on your own"}
 

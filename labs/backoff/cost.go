@@ -1,12 +1,11 @@
 package backoff
 
 import (
-	"container/list"
 	"context"
 	"math"
-	"sync"
 	"time"
 
+	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/param"
 )
 
@@ -41,37 +40,23 @@ type pilotKey struct {
 	base, cap  time.Duration
 	multiplier float64
 	mean, sd   time.Duration
+	url        string // what the lab keeps the pilots under: see pilotKeyOf
 }
 
-// pilots is a bounded LRU of the work at the pilot sizes.
-type pilots struct {
-	mu    sync.Mutex
-	max   int
-	items map[pilotKey]*list.Element
-	order *list.List
-}
-
-type pilotEntry struct {
-	key    pilotKey
-	events []float64 // mean work per simulation at each pilot size
-}
-
-func newPilots(max int) *pilots {
-	return &pilots{max: max, items: map[pilotKey]*list.Element{}, order: list.New()}
+// pilotKeyOf is the pilot key of strategy in scenario s: its url is the scenario with that
+// strategy alone and the parameters the pilots do not depend on at their defaults
+// (lab.MemoKey).
+func pilotKeyOf(s scenario, strategy string) pilotKey {
+	return pilotKey{strategy: strategy, base: s.base, cap: s.cap, multiplier: s.multiplier, mean: s.mean, sd: s.sd,
+		url: lab.MemoKey(s.v, map[string]string{"strategies": strategy}, "clients", "trials", "seed", "sweep", "retries")}
 }
 
 // pilotEvents returns the mean work per simulation at each pilot size, simulating them if
 // needed.
 func (r *runner) pilotEvents(k pilotKey) []float64 {
-	ps := r.pilots
-	ps.mu.Lock()
-	if e, ok := ps.items[k]; ok {
-		ps.order.MoveToFront(e)
-		ev := e.Value.(*pilotEntry).events
-		ps.mu.Unlock()
+	if ev, ok := r.pilots.Get(k.url); ok {
 		return ev
 	}
-	ps.mu.Unlock()
 
 	w := r.worlds.get()
 	defer r.worlds.put(w)
@@ -90,25 +75,16 @@ func (r *runner) pilotEvents(k pilotKey) []float64 {
 		events[i] = float64(sum) / pilotTrials
 	}
 
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	if _, ok := ps.items[k]; !ok {
-		ps.items[k] = ps.order.PushFront(&pilotEntry{key: k, events: events})
-		for ps.order.Len() > ps.max {
-			old := ps.order.Back()
-			ps.order.Remove(old)
-			delete(ps.items, old.Value.(*pilotEntry).key)
-		}
-	}
+	r.pilots.Put(k.url, events)
 	return events
 }
 
-// perSimulation estimates the work of one simulation of strategy at n clients in setting s.
-func (r *runner) perSimulation(strategy string, n int, s setting) float64 {
+// perSimulation estimates the work of one simulation of strategy at n clients in scenario s.
+func (r *runner) perSimulation(strategy string, n int, s scenario) float64 {
 	if n <= 0 {
 		return 0
 	}
-	ev := r.pilotEvents(pilotKey{strategy: strategy, base: s.base, cap: s.cap, multiplier: s.multiplier, mean: s.mean, sd: s.sd})
+	ev := r.pilotEvents(pilotKeyOf(s, strategy))
 	// Points (log n, log work).
 	var xs, ys []float64
 	for i, size := range pilotSizes {
@@ -137,12 +113,12 @@ func (r *runner) Cost(v param.Values) int64 {
 	s := scenarioOf(v)
 	total := 0.0
 	for _, name := range withBaseline(s.strategies) {
-		total += r.perSimulation(name, s.clients, s.setting)
+		total += r.perSimulation(name, s.clients, s)
 	}
 	for _, n := range s.sweep {
 		if int(n) != s.clients {
 			for _, name := range s.strategies {
-				total += r.perSimulation(name, int(n), s.setting)
+				total += r.perSimulation(name, int(n), s)
 			}
 		}
 	}

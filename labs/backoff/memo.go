@@ -1,20 +1,28 @@
 package backoff
 
 import (
-	"container/list"
-	"sync"
+	"strconv"
 
 	"github.com/resilience-playground/playground/engine"
+	"github.com/resilience-playground/playground/lab"
+	"github.com/resilience-playground/playground/param"
 )
 
-// pointKey identifies the outcome of one strategy at one client count: everything a
-// simulation depends on. Strategies are independent given these (each client's streams are
-// keyed by seed, trial and client only), so a point computed for one scenario serves any other
-// that shares it: dragging the clients slider recomputes only the chosen N, never the sweep.
+// pointKey identifies the outcome of one strategy at one client count. Strategies are
+// independent given the rest of the scenario (each client's streams are keyed by seed, trial
+// and client only), and a point does not depend on the sweep it is part of nor on the retry
+// schedule's length, so a point computed for one scenario serves any other that shares it:
+// dragging the clients slider recomputes only the chosen N, never the sweep.
 type pointKey struct {
 	strategy string
-	clients  int
-	setting
+	url      string // memoKey: what the memo keeps the point under
+}
+
+// memoKey is the key of the point of the named strategy at n clients in scenario v: the
+// scenario with that strategy alone at n clients, its sweep and retries at their defaults
+// (lab.MemoKey).
+func memoKey(v param.Values, strategy string, n int) string {
+	return lab.MemoKey(v, map[string]string{"strategies": strategy, "clients": strconv.Itoa(n)}, "sweep", "retries")
 }
 
 // pointValue is a memoised outcome: means over trials with the half-widths of their 95%
@@ -27,53 +35,28 @@ type pointValue struct {
 	hist                       *engine.Histogram // nil when not recorded
 }
 
-// memo is a bounded LRU of points shared by every run of one lab value.
-type memo struct {
-	mu    sync.Mutex
-	max   int
-	items map[pointKey]*list.Element
-	order *list.List
-}
+// memo keeps the points of one lab value, shared by all of its runs.
+type memo struct{ c *lab.Cache[pointValue] }
 
-type memoEntry struct {
-	key pointKey
-	val pointValue
-}
+func newMemo(size int) *memo { return &memo{c: lab.NewCache[pointValue](size)} }
 
-func newMemo(max int) *memo {
-	return &memo{max: max, items: map[pointKey]*list.Element{}, order: list.New()}
-}
-
+// get returns the point of k, if the memo holds it with its histogram when needHist.
 func (m *memo) get(k pointKey, needHist bool) (pointValue, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	e, ok := m.items[k]
-	if !ok {
+	v, ok := m.c.Get(k.url)
+	if !ok || needHist && v.hist == nil {
 		return pointValue{}, false
 	}
-	v := e.Value.(*memoEntry).val
-	if needHist && v.hist == nil {
-		return pointValue{}, false
-	}
-	m.order.MoveToFront(e)
 	return v, true
 }
 
+// put keeps v as the point of k, keeping the histogram already held if v has none. (Two
+// runs putting the same point at once may leave it without its histogram; a run that needs
+// it then computes the point again, with the same result.)
 func (m *memo) put(k pointKey, v pointValue) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if e, ok := m.items[k]; ok {
-		if v.hist == nil {
-			v.hist = e.Value.(*memoEntry).val.hist
+	if v.hist == nil {
+		if old, ok := m.c.Get(k.url); ok {
+			v.hist = old.hist
 		}
-		e.Value.(*memoEntry).val = v
-		m.order.MoveToFront(e)
-		return
 	}
-	m.items[k] = m.order.PushFront(&memoEntry{key: k, val: v})
-	for m.order.Len() > m.max {
-		old := m.order.Back()
-		m.order.Remove(old)
-		delete(m.items, old.Value.(*memoEntry).key)
-	}
+	m.c.Put(k.url, v)
 }

@@ -18,7 +18,7 @@ func BenchmarkSubsetMove(b *testing.B) {
 	l := rn.lab()
 	var histogram, picture, final time.Duration
 	for i := 0; b.Loop(); i++ {
-		v, err := Params.ParseQuery(fmt.Sprintf("subset=%d&seed=%d", 20+i%20, 2+i)) // never from the memo
+		v, err := params.ParseQuery(fmt.Sprintf("subset=%d&seed=%d", 20+i%20, 2+i)) // never from the memo
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -48,7 +48,7 @@ func BenchmarkSubsetMove(b *testing.B) {
 // BenchmarkSubsets10k computes every client's subset for 10,000 clients × 10,000 backends,
 // subsets of 100.
 func BenchmarkSubsets10k(b *testing.B) {
-	for _, name := range Subsettings {
+	for _, name := range subsettingNames {
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
 				subsets(name, 1, 10000, 10000, 100)
@@ -61,14 +61,14 @@ func BenchmarkSubsets10k(b *testing.B) {
 // and the bookkeeping, for the default scenario's 30 seconds (180,000 requests). Picks do not
 // allocate (TestSteadyStateDoesNotAllocate).
 func BenchmarkRequest(b *testing.B) {
-	for _, policy := range Policies {
+	for _, policy := range policyNames {
 		b.Run(policy, func(b *testing.B) {
 			s := mustParse(b, "duration=30s&policy="+policy)
 			starts, conns := subsets(s.Subsetting, s.Seed, s.Clients, s.Backends, s.Subset)
 			env := s.env(starts, conns)
 			var requests int64
 			for b.Loop() {
-				w := NewWorld(Config{Policy: policy, Env: env})
+				w := newWorld(config{Policy: policy, Env: env})
 				if err := w.Advance(context.Background(), env.Samples()); err != nil {
 					b.Fatal(err)
 				}

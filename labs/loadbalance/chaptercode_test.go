@@ -45,7 +45,7 @@ func TestDeterministicProseNotCode(t *testing.T) {
 		t.Errorf("subsets of 10: the code %d to %d, the lab %d to %d: want the same", c.Min, c.Max, l.Min, l.Max)
 	}
 	says := fmt.Sprintf("the code gives %d to %d connections per backend", code.Min, code.Max)
-	help, _ := Params.Lookup("subsetting")
+	help, _ := params.Lookup("subsetting")
 	if !strings.Contains(help.Help, says) || !strings.Contains(help.Help, fmt.Sprintf("this lab exactly %d", k)) {
 		t.Errorf("the subsetting help does not say %q and that this lab gives exactly %d: %q", says, k, help.Help)
 	}

@@ -11,13 +11,13 @@ import (
 // reshuffles nearly every subset; the table shows both, under names that say which is which.
 func TestChurnFailureIsNotResize(t *testing.T) {
 	r := mustRun(t, noTraffic[1:])
-	rows, ok := r.Summary["subsettings"].([]Comparison)
+	rows, ok := r.Summary["subsettings"].([]comparisonRow)
 	if !ok {
 		t.Fatalf("summary.subsettings is %T", r.Summary["subsettings"])
 	}
 	b, _ := json.Marshal(rows)
 	t.Logf("subsettings: %s", b)
-	var random Comparison
+	var random comparisonRow
 	for _, row := range rows {
 		if row.Subsetting == "random" {
 			random = row

@@ -22,7 +22,7 @@ import (
 // backends rendezvous hashing scores.
 
 // simWork estimates the work of the traffic simulations of scenario s, in World.Work units.
-func simWork(s Scenario) float64 {
+func simWork(s scenario) float64 {
 	requests := float64(s.Clients) * s.Rate * s.Duration.Seconds()
 	samples := float64((s.Duration + sampleEvery(s.Duration) - 1) / sampleEvery(s.Duration))
 	perSubset := float64(s.Subset)
@@ -46,18 +46,18 @@ func simWork(s Scenario) float64 {
 
 // subsetWork is the work of subsetting scenario s: the chosen algorithm's subsets, and the
 // comparison of every algorithm with its churn at small sizes.
-func subsetWork(s Scenario) float64 {
+func subsetWork(s scenario) float64 {
 	return float64(subsetsWork(s.Subsetting, s) + compareWork(s))
 }
 
-// Cost estimates the work of scenario v. It is a formula, cheap enough to serve as the
+// costOf estimates the work of scenario v. It is a formula, cheap enough to serve as the
 // lab's CostBound too.
-func Cost(v param.Values) int64 {
-	s := ScenarioOf(v)
+func costOf(v param.Values) int64 {
+	s := scenarioOf(v)
 	return int64(math.Ceil(simWork(s) + subsetWork(s)))
 }
 
-// Memory estimates the most memory a run of scenario v holds at once, in bytes: what grows
+// memoryOf estimates the most memory a run of scenario v holds at once, in bytes: what grows
 // with the parameters. Subsets come first (4 bytes a connection, kept for the run); then either
 // the comparison of every algorithm with its churn (at small sizes: another algorithm's
 // subsets and the flat lists of 8 bytes a connection, grown by appending, that measuring churn
@@ -65,8 +65,8 @@ func Cost(v param.Values) int64 {
 // credits), some 80 bytes a client and 200 a backend, the requests in flight (about 80 bytes
 // each: their slot and their completion event) and the event queue, and the result's per-backend
 // table. TestMemory checks it against the heap a run really allocates.
-func Memory(v param.Values) int64 {
-	s := ScenarioOf(v)
+func memoryOf(v param.Values) int64 {
+	s := scenarioOf(v)
 	conns := float64(s.Clients) * float64(s.Subset)
 	c, b := float64(s.Clients), float64(s.Backends)
 	setup := 4*conns + 24*c + 32*b
@@ -92,7 +92,7 @@ const loopBytes = 200 << 10
 // inFlight estimates the most requests in flight at once: by Little's law, the arrival rate
 // times the time a request stays (the mean cost, longer as the load nears the capacity), and
 // at most what the backends hold (cores busy and queueLimit waiting each).
-func inFlight(s Scenario) float64 {
+func inFlight(s scenario) float64 {
 	most := float64(s.Backends) * (cores + queueLimit)
 	rho := loadPct(s) / 100
 	if rho >= 0.9 {

@@ -42,13 +42,13 @@ func TestCostWithinTwice(t *testing.T) {
 	}
 	worst := 1.0
 	for _, q := range scenarios {
-		v, err := Params.ParseQuery(q)
+		v, err := params.ParseQuery(q)
 		if err != nil {
 			t.Fatal(err)
 		}
 		rn := newRunner()
 		mustRunOn(t, rn.lab(), q)
-		est, got := float64(Cost(v)), float64(rn.work.Load())
+		est, got := float64(costOf(v)), float64(rn.work.Load())
 		ratio := max(est, 1000) / max(got, 1000) // a thousand units are nothing
 		worst = math.Max(worst, math.Max(ratio, 1/ratio))
 		t.Logf("%q: estimated %.0f, counted %.0f (×%.2f)", q, est, got, ratio)

@@ -20,25 +20,25 @@
 //     client sending to a backend with too many of its requests active.
 //
 // The subsetting algorithms are package algorithms/subset and the policies package
-// algorithms/balance; World is the datacenter model that runs them.
+// algorithms/balance; world (world.go) is the datacenter model that runs them.
 //
 // # Summary
 //
 // A run's summary holds:
 //
 //   - connections: {min, max, mean, sd} of connections per backend under the chosen subsetting;
-//   - subsettings: a list of [Comparison]s, every algorithm at the scenario's sizes (only the
+//   - subsettings: a list of comparisonRow rows, every algorithm at the scenario's sizes (only the
 //     chosen one above about a million clients × backends), with churn: when one backend
 //     fails, and when a job is resized by one task;
 //   - subsets and rounds: for at most 32 clients and 32 backends, each client's subset
-//     ([ClientSubset]) and, under deterministic subsetting, the shuffled lists ([Round]);
+//     (clientSubset) and, under deterministic subsetting, the shuffled lists (roundRow);
 //   - load_pct: the mean utilisation the requests would cause if spread perfectly;
-//   - policies: a [PolicySummary] per policy: requests, errors (and those to fail-fast
+//   - policies: a policySummary per policy: requests, errors (and those to fail-fast
 //     backends), CPU spread (min, mean, max, max/min, max/mean, p99/mean), wasted CPU, latency
 //     percentiles (interpolated within 4.4%-wide buckets) and requests in flight per client;
-//   - cpu ({min, max, mean}, [CPUStats]), wasted_cpu_pct and errors: those of the first policy
+//   - cpu ({min, max, mean}, cpuStats), wasted_cpu_pct and errors: those of the first policy
 //     listed;
-//   - backends: a [Backend] per backend: connections, CPU under the first policy and under each.
+//   - backends: a backendRow per backend: connections, CPU under the first policy and under each.
 //
 // Series: "connections" (backends per connection count), per policy "cpu <policy>" (median
 // utilisation per sampling interval, with view-only min and max bands), "cpu histogram

@@ -54,7 +54,7 @@ func TestFailFastPerPolicy(t *testing.T) {
 func TestSinkholeNeedsBusySubsets(t *testing.T) {
 	small := policies(t, mustRun(t, failFastScenario+"&policy=round_robin,least_loaded"))
 	def := policies(t, mustRun(t, "failing=1&policy=round_robin,least_loaded"))
-	ratio := func(ps map[string]PolicySummary) float64 {
+	ratio := func(ps map[string]policySummary) float64 {
 		return float64(ps["least_loaded"].FailFast) / float64(ps["round_robin"].FailFast)
 	}
 	t.Logf("least-loaded / round robin to the fail-fast backend: subsets of 5 %.2f (%.1f in flight per client), default %.2f (%.1f)",

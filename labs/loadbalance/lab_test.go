@@ -31,18 +31,18 @@ func mustRunOn(tb testing.TB, l *lab.Lab, query string) *lab.Result {
 	return labtest.MustRun(tb, l, query)
 }
 
-func policies(tb testing.TB, r *lab.Result) map[string]PolicySummary {
+func policies(tb testing.TB, r *lab.Result) map[string]policySummary {
 	tb.Helper()
-	m, ok := r.Summary["policies"].(map[string]PolicySummary)
+	m, ok := r.Summary["policies"].(map[string]policySummary)
 	if !ok {
 		tb.Fatalf("summary.policies is %T", r.Summary["policies"])
 	}
 	return m
 }
 
-func connSummary(tb testing.TB, r *lab.Result) ConnStats {
+func connSummary(tb testing.TB, r *lab.Result) connStatsRow {
 	tb.Helper()
-	c, ok := r.Summary["connections"].(ConnStats)
+	c, ok := r.Summary["connections"].(connStatsRow)
 	if !ok {
 		tb.Fatalf("summary.connections is %T", r.Summary["connections"])
 	}
@@ -54,7 +54,7 @@ const noTraffic = "&rate=0.1&duration=1s&policy=round_robin"
 
 // TestSubsettingClaims checks the chapter's figures 20-3 to 20-5 and its 12/3/10 example.
 func TestSubsettingClaims(t *testing.T) {
-	rel := func(c ConnStats) float64 { return c.SD / c.Mean }
+	rel := func(c connStatsRow) float64 { return c.SD / c.Mean }
 	random30 := connSummary(t, mustRun(t, "clients=300&backends=300&subset=90&subsetting=random"+noTraffic))
 	random10 := connSummary(t, mustRun(t, "clients=300&backends=300&subset=30&subsetting=random"+noTraffic))
 	det10 := connSummary(t, mustRun(t, "clients=300&backends=300&subset=10&subsetting=deterministic"+noTraffic))
@@ -81,7 +81,7 @@ func TestSubsettingClaims(t *testing.T) {
 	if c := connSummary(t, r); c.Min != 2 || c.Max != 3 {
 		t.Errorf("12/3/10: connections from %d to %d, want 2 to 3", c.Min, c.Max)
 	}
-	rounds, ok := r.Summary["rounds"].([]Round)
+	rounds, ok := r.Summary["rounds"].([]roundRow)
 	if !ok || len(rounds) != 3 {
 		t.Fatalf("12/3/10: summary.rounds is %#v, want 3 rounds", r.Summary["rounds"])
 	}
@@ -95,7 +95,7 @@ func TestSubsettingClaims(t *testing.T) {
 			t.Errorf("round %d: %q has %d subsets, want %d", i, rd.List, got, want)
 		}
 	}
-	subsets := r.Summary["subsets"].([]ClientSubset)
+	subsets := r.Summary["subsets"].([]clientSubset)
 	if len(subsets) != 10 || subsets[4].Round != "1" || subsets[9].Round != "2" {
 		t.Errorf("12/3/10: subsets %+v: clients 4–7 are in round 1 and 8–9 in round 2", subsets)
 	}
@@ -140,7 +140,7 @@ func TestPolicyClaims(t *testing.T) {
 	if !(rr.MaxOverMin > 1.5) {
 		t.Errorf("round robin: max/min CPU %.2f, want a wide spread (> 1.5)", rr.MaxOverMin)
 	}
-	for name, p := range map[string]PolicySummary{"least-loaded": ll, "weighted": w} {
+	for name, p := range map[string]policySummary{"least-loaded": ll, "weighted": w} {
 		if !(p.MaxOverMin < rr.MaxOverMin && p.WastedCPUPct < 0.8*rr.WastedCPUPct) {
 			t.Errorf("%s: max/min %.2f, wasted %.1f%%; round robin %.2f, %.1f%%: want both lower",
 				name, p.MaxOverMin, p.WastedCPUPct, rr.MaxOverMin, rr.WastedCPUPct)
@@ -258,7 +258,7 @@ func marshal(tb testing.TB, r *lab.Result) []byte {
 // run's result at several GOMAXPROCS.
 func TestProgressive(t *testing.T) {
 	const q = "duration=20s&clients=60&backends=40&subset=8"
-	v, err := Params.ParseQuery(q)
+	v, err := params.ParseQuery(q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,13 +327,13 @@ func TestProgressive(t *testing.T) {
 	}
 }
 
-func mustParse(tb testing.TB, q string) Scenario {
+func mustParse(tb testing.TB, q string) scenario {
 	tb.Helper()
-	v, err := Params.ParseQuery(q)
+	v, err := params.ParseQuery(q)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return ScenarioOf(v)
+	return scenarioOf(v)
 }
 
 // TestSteadyStateDoesNotAllocate: a pick through the simulation's view of a subset allocates
@@ -341,10 +341,10 @@ func mustParse(tb testing.TB, q string) Scenario {
 // when a bucket of the event wheel meets more events than it ever held, a few times per
 // simulated second against thousands of requests.
 func TestSteadyStateDoesNotAllocate(t *testing.T) {
-	for _, policy := range Policies {
+	for _, policy := range policyNames {
 		s := mustParse(t, "duration=2m&subsetting=deterministic&policy="+policy)
 		starts, conns := subsets(s.Subsetting, s.Seed, s.Clients, s.Backends, s.Subset)
-		w := NewWorld(Config{Policy: policy, Env: s.env(starts, conns)})
+		w := newWorld(config{Policy: policy, Env: s.env(starts, conns)})
 		ctx := context.Background()
 		if err := w.Advance(ctx, 60); err != nil {
 			t.Fatal(err)
@@ -421,7 +421,7 @@ func TestEdges(t *testing.T) {
 		t.Run(q, func(t *testing.T) {
 			r := mustRun(t, q+short)
 			s := mustParse(t, q+short)
-			backends, ok := r.Summary["backends"].([]Backend)
+			backends, ok := r.Summary["backends"].([]backendRow)
 			if !ok || len(backends) != s.Backends {
 				t.Fatalf("summary.backends is %T with %d entries, want %d", r.Summary["backends"], len(backends), s.Backends)
 			}
@@ -446,7 +446,7 @@ func TestEdges(t *testing.T) {
 // that names clients and a value that fits.
 func TestBudget(t *testing.T) {
 	l := Lab()
-	v, err := Params.ParseQuery("clients=3000&rate=100&duration=10m")
+	v, err := params.ParseQuery("clients=3000&rate=100&duration=10m")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -455,7 +455,7 @@ func TestBudget(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Param != "clients" || !strings.Contains(pe.Msg, "lower clients to ") {
 		t.Fatalf("CheckBudget = %v, want an error naming clients", err)
 	}
-	def, _ := Params.ParseQuery("")
+	def, _ := params.ParseQuery("")
 	if err := l.CheckBudget(def, 200_000_000); err != nil {
 		t.Errorf("the default scenario is refused: %v", err)
 	}

@@ -12,7 +12,7 @@ import (
 // to the exact value rather than on the bucket's edge, and two policies whose latencies differ
 // do not show the same figure.
 func TestLatencyInterpolated(t *testing.T) {
-	var w World
+	var w world
 	var all []float64
 	const n = 10000
 	for i := range n { // exponentially distributed, mean 200 ms, by its quantiles

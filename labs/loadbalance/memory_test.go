@@ -14,7 +14,7 @@ import (
 // naming subset and a value that fits; with that value the scenario is admitted.
 func TestMemoryRefused(t *testing.T) {
 	l := Lab()
-	v, err := Params.ParseQuery("clients=3000&backends=3000&subset=1000&rate=0.1&duration=1s&policy=round_robin,least_loaded,weighted,random,p2c")
+	v, err := params.ParseQuery("clients=3000&backends=3000&subset=1000&rate=0.1&duration=1s&policy=round_robin,least_loaded,weighted,random,p2c")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,8 +32,8 @@ func TestMemoryRefused(t *testing.T) {
 	if err := l.CheckBudget(w, 200_000_000); err != nil {
 		t.Errorf("with the suggested subset=%s: %v", raw, err)
 	}
-	if Memory(w) > lab.MaxRunMemory {
-		t.Errorf("subset=%s: %d bytes, over %d", raw, Memory(w), lab.MaxRunMemory)
+	if memoryOf(w) > lab.MaxRunMemory {
+		t.Errorf("subset=%s: %d bytes, over %d", raw, memoryOf(w), lab.MaxRunMemory)
 	}
 	t.Log(pe.Msg)
 }

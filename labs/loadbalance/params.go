@@ -5,35 +5,61 @@ import (
 	"math"
 	"time"
 
+	"github.com/resilience-playground/playground/algorithms/balance"
+	"github.com/resilience-playground/playground/algorithms/subset"
 	"github.com/resilience-playground/playground/engine"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/param"
 )
 
-// Subsettings are the subsetting algorithms, in canonical order.
-var Subsettings = []string{"random", "deterministic", "rendezvous", "aperture"}
+// subsettingOptions are the subsetting algorithms, in canonical order, each with the
+// algorithm it makes for a seed.
+var subsettingOptions = lab.Options[func(seed uint64) subset.Algorithm]{
+	{Name: "random", New: func(seed uint64) subset.Algorithm { return &subset.Random{Seed: seed} }},
+	{Name: "deterministic", New: func(seed uint64) subset.Algorithm { return &subset.Deterministic{Seed: seed} }},
+	{Name: "rendezvous", New: func(seed uint64) subset.Algorithm { return subset.Rendezvous{Seed: seed} }},
+	{Name: "aperture", New: func(uint64) subset.Algorithm { return subset.Aperture{} }},
+}
 
-// Policies are the load-balancing policies the lab compares, in canonical order.
-var Policies = []string{"round_robin", "least_loaded", "weighted", "random", "p2c"}
+// policyOptions are the load-balancing policies the lab compares, in canonical order, each
+// with the picker it makes for a client (whether least-loaded policies count recent errors as
+// active requests, and the client's stream of random choices).
+var policyOptions = lab.Options[func(countErrors bool, src *engine.Source) balance.Picker]{
+	{Name: "round_robin", New: func(bool, *engine.Source) balance.Picker { return &balance.RoundRobin{} }},
+	{Name: "least_loaded", New: func(countErrors bool, _ *engine.Source) balance.Picker {
+		return &balance.LeastLoaded{CountErrors: countErrors}
+	}},
+	{Name: "weighted", New: func(bool, *engine.Source) balance.Picker { return &balance.Weighted{ErrorPenalty: errorPenalty} }},
+	{Name: "random", New: func(_ bool, src *engine.Source) balance.Picker { return &balance.Random{Src: src} }},
+	{Name: "p2c", New: func(countErrors bool, src *engine.Source) balance.Picker {
+		return &balance.TwoChoices{Src: src, CountErrors: countErrors}
+	}},
+}
 
-// Events are what can happen to some backends a third of the way through a run.
-var Events = []string{"none", "lame_duck", "abrupt_stop"}
+// subsettingNames are the subsetting algorithms, in canonical order.
+var subsettingNames = subsettingOptions.Names()
+
+// policyNames are the load-balancing policies the lab compares, in canonical order.
+var policyNames = policyOptions.Names()
+
+// eventNames are what can happen to some backends a third of the way through a run.
+var eventNames = []string{"none", "lame_duck", "abrupt_stop"}
 
 var whenEvent = &param.When{Param: "event", Values: []string{"lame_duck", "abrupt_stop"}}
 
-// Params declares the lab's parameters.
-var Params = param.Set{
+// params declares the lab's parameters.
+var params = param.Set{
 	{Name: "clients", Label: "Clients", Kind: param.Int, Default: "300", Min: 1, Max: 3000, Step: 1,
 		Help: "Client tasks, each keeping connections to a subset of the backends."},
 	{Name: "backends", Label: "Backends", Kind: param.Int, Default: "300", Min: 1, Max: 3000, Step: 1,
 		Help: "Backend tasks of the service."},
 	{Name: "subset", Label: "Subset size", Kind: param.Int, Default: "30", Min: 1, Max: 1000, Step: 1,
 		Help: "Backends each client connects to: at most the number of backends."},
-	{Name: "subsetting", Label: "Subsetting", Kind: param.Enum, Options: Subsettings, Default: "random",
+	{Name: "subsetting", Label: "Subsetting", Kind: param.Enum, Options: subsettingNames, Default: "random",
 		Help: "How each client chooses its subset: random shuffle, the chapter's deterministic subsetting, rendezvous hashing (gRPC) or a deterministic aperture (Finagle). " +
 			"Deterministic is the chapter's code when the subset size divides the backends; otherwise it keeps the chapter's promise of counts within one, " +
 			"which its printed code breaks (300 clients, 300 backends, subsets of 7: the code gives 4 to 8 connections per backend, this lab exactly 7)."},
-	{Name: "policy", Label: "Policies", Kind: param.EnumList, Options: Policies, Default: "round_robin,least_loaded,weighted",
+	{Name: "policy", Label: "Policies", Kind: param.EnumList, Options: policyNames, Default: "round_robin,least_loaded,weighted",
 		Help: "Load-balancing policies to compare; each sees the same subsets, machines and requests."},
 	{Name: "cost_spread", Label: "Query cost spread", Kind: param.Float, Default: "100", Min: 1, Max: 1000, Step: 1, Unit: "×", Log: true,
 		Help: "Most expensive query / cheapest (log-uniform between them, mean 0.4 s of CPU); the chapter saw 1000×."},
@@ -49,7 +75,7 @@ var Params = param.Set{
 		Help: "Active requests on one connection above which the client stops sending to that backend."},
 	{Name: "client_spread", Group: "Advanced", Label: "Client rate spread", Kind: param.Float, Default: "1", Min: 1, Max: 100, Step: 0.1, Unit: "×", Log: true,
 		Help: "Busiest client's rate / quietest's (log-uniform, same mean)."},
-	{Name: "event", Label: "Event", Kind: param.Enum, Options: Events, Default: "none",
+	{Name: "event", Label: "Event", Kind: param.Enum, Options: eventNames, Default: "none",
 		Help: "A third of the way through, some backends stop: after a lame-duck period (10 s) or abruptly. They restart 10 s later and warm up at half speed for 30 s."},
 	{Name: "event_share", Label: "Backends stopped", Kind: param.Float, Default: "0.1", Min: 0.01, Max: 0.5, Step: 0.01, Applies: whenEvent,
 		Help: "Share of the backends the event stops."},
@@ -91,8 +117,8 @@ func eventBackends(share float64, backends int) int {
 	return max(1, int(math.Round(share*float64(backends))))
 }
 
-// Scenario is the typed form of the parameters.
-type Scenario struct {
+// scenario is the typed form of the parameters.
+type scenario struct {
 	Clients, Backends, Subset int
 	Subsetting                string
 	Policies                  []string
@@ -108,9 +134,9 @@ type Scenario struct {
 	Seed                      uint64
 }
 
-// ScenarioOf returns the typed scenario of v, which keeps the lab's rules across parameters (check).
-func ScenarioOf(v param.Values) Scenario {
-	s := Scenario{
+// scenarioOf returns the typed scenario of v, which keeps the lab's rules across parameters (check).
+func scenarioOf(v param.Values) scenario {
+	s := scenario{
 		Clients:       int(v.Int("clients")),
 		Backends:      int(v.Int("backends")),
 		Subset:        int(v.Int("subset")),
@@ -160,8 +186,8 @@ func logUniformMean(r float64) float64 {
 
 // env builds the environment of scenario s over the given subsets. Machine speeds, client
 // rates and the event's backends are drawn from their own streams of the seed.
-func (s Scenario) env(starts, conns []int32) *Env {
-	e := &Env{
+func (s scenario) env(starts, conns []int32) *environment {
+	e := &environment{
 		Seed: s.Seed, Clients: s.Clients, Backends: s.Backends, Starts: starts, Conns: conns,
 		CostMin:   float64(meanCost) / logUniformMean(s.CostSpread),
 		CostRatio: s.CostSpread,

@@ -9,19 +9,7 @@ import (
 )
 
 // algorithm returns the named subsetting algorithm for seed.
-func algorithm(name string, seed uint64) subset.Algorithm {
-	switch name {
-	case "random":
-		return &subset.Random{Seed: seed}
-	case "deterministic":
-		return &subset.Deterministic{Seed: seed}
-	case "rendezvous":
-		return subset.Rendezvous{Seed: seed}
-	case "aperture":
-		return subset.Aperture{}
-	}
-	panic("loadbalance: unknown subsetting " + name)
-}
+func algorithm(name string, seed uint64) subset.Algorithm { return subsettingOptions.Make(name)(seed) }
 
 // subsets returns every client's subset, flattened: client c's is conns[starts[c]:starts[c+1]].
 func subsets(name string, seed uint64, clients, backends, size int) (starts, conns []int32) {
@@ -48,25 +36,25 @@ func connections(backends int, conns []int32) []int {
 	return n
 }
 
-// ConnStats is summary.connections: the spread of connections per backend.
-type ConnStats struct {
+// connStatsRow is summary.connections: the spread of connections per backend.
+type connStatsRow struct {
 	Min  int     `json:"min"`
 	Max  int     `json:"max"`
 	Mean float64 `json:"mean"`
 	SD   float64 `json:"sd"`
 }
 
-func connStats(counts []int) ConnStats {
+func connStats(counts []int) connStatsRow {
 	st := subset.Summarize(counts)
-	return ConnStats{Min: st.Min, Max: st.Max, Mean: st.Mean, SD: st.StdDev}
+	return connStatsRow{Min: st.Min, Max: st.Max, Mean: st.Mean, SD: st.StdDev}
 }
 
-// Comparison is one row of summary.subsettings: an algorithm's connection spread at the
+// comparisonRow is one row of summary.subsettings: an algorithm's connection spread at the
 // scenario's sizes and, when the sizes are small enough to count them, its churn: the
 // connections opened plus closed when a job is resized by one task (a client or a backend
 // added or removed at the end of its list, so that every client subsets a list of a new
 // length) and when one backend fails (it stays in the list; see subset.FailBackend).
-type Comparison struct {
+type comparisonRow struct {
 	Subsetting     string  `json:"subsetting"`
 	Min            int     `json:"min"`
 	Max            int     `json:"max"`
@@ -88,7 +76,7 @@ const compareLimit = 1 << 20
 // named algorithm: a unit per connection made (a quarter of an event's worth) and, for
 // rendezvous, which scores every backend for every client, workScale per scanPerWorkUnit
 // backends scored.
-func subsetsWork(name string, s Scenario) int64 {
+func subsetsWork(name string, s scenario) int64 {
 	w := int64(s.Clients) * int64(s.Subset)
 	if name == "rendezvous" {
 		w += workScale * int64(s.Clients) * int64(s.Backends) / scanPerWorkUnit
@@ -102,12 +90,12 @@ const churnComputations = 8
 
 // compareWork is the work of compare(s, ...): the other algorithms' subsets and, when every
 // algorithm is compared, each one's churn.
-func compareWork(s Scenario) int64 {
+func compareWork(s scenario) int64 {
 	if s.Clients*s.Backends > compareLimit {
 		return 0
 	}
 	var w int64
-	for _, name := range Subsettings {
+	for _, name := range subsettingNames {
 		if name != s.Subsetting {
 			w += subsetsWork(name, s)
 		}
@@ -118,13 +106,13 @@ func compareWork(s Scenario) int64 {
 
 // compare returns the comparison rows: every algorithm when the sizes are small, else only the
 // chosen one, without churn. Its work is compareWork(s).
-func compare(s Scenario, chosen []int) []Comparison {
-	names := Subsettings
+func compare(s scenario, chosen []int) []comparisonRow {
+	names := subsettingNames
 	all := s.Clients*s.Backends <= compareLimit
 	if !all {
 		names = []string{s.Subsetting}
 	}
-	var rows []Comparison
+	var rows []comparisonRow
 	for _, name := range names {
 		counts := chosen
 		if name != s.Subsetting {
@@ -132,7 +120,7 @@ func compare(s Scenario, chosen []int) []Comparison {
 			counts = connections(s.Backends, conns)
 		}
 		st := connStats(counts)
-		row := Comparison{Subsetting: name, Min: st.Min, Max: st.Max, SD: st.SD}
+		row := comparisonRow{Subsetting: name, Min: st.Min, Max: st.Max, SD: st.SD}
 		for _, c := range counts {
 			row.ConnectionsAll += c
 		}
@@ -159,32 +147,32 @@ const (
 	roundsMaxBackends = 32
 )
 
-// ClientSubset is one row of summary.subsets: a client's subset and, under deterministic
+// clientSubset is one row of summary.subsets: a client's subset and, under deterministic
 // subsetting, the round (shuffled list) it starts in.
-type ClientSubset struct {
+type clientSubset struct {
 	Client int    `json:"client"`
 	Round  string `json:"round"`
 	Subset string `json:"subset"`
 }
 
-// Round is one row of summary.rounds: a shuffled list of deterministic subsetting, cut into
+// roundRow is one row of summary.rounds: a shuffled list of deterministic subsetting, cut into
 // the clients' subsets.
-type Round struct {
+type roundRow struct {
 	Round int    `json:"round"`
 	List  string `json:"list"`
 }
 
 // smallTables returns summary.subsets and, under deterministic subsetting, summary.rounds, or
 // nils when the sizes are too large to read.
-func smallTables(s Scenario, starts, conns []int32) ([]ClientSubset, []Round) {
+func smallTables(s scenario, starts, conns []int32) ([]clientSubset, []roundRow) {
 	if s.Clients > roundsMaxClients || s.Backends > roundsMaxBackends {
 		return nil, nil
 	}
 	det := s.Subsetting == "deterministic"
-	var rows []ClientSubset
+	var rows []clientSubset
 	for c := range s.Clients {
 		sub := conns[starts[c]:starts[c+1]]
-		row := ClientSubset{Client: c, Subset: join(sub)}
+		row := clientSubset{Client: c, Subset: join(sub)}
 		if det && s.Backends > 0 {
 			row.Round = strconv.Itoa(int(starts[c]) / s.Backends)
 		}
@@ -194,7 +182,7 @@ func smallTables(s Scenario, starts, conns []int32) ([]ClientSubset, []Round) {
 		return rows, nil
 	}
 	// The subsets read in client order are the rounds' lists one after the other.
-	var rounds []Round
+	var rounds []roundRow
 	var b strings.Builder
 	c := 0
 	for r := 0; r*s.Backends < len(conns); r++ {
@@ -214,7 +202,7 @@ func smallTables(s Scenario, starts, conns []int32) ([]ClientSubset, []Round) {
 			b.WriteString(strconv.Itoa(int(conns[pos])))
 		}
 		b.WriteString("]")
-		rounds = append(rounds, Round{Round: r, List: b.String()})
+		rounds = append(rounds, roundRow{Round: r, List: b.String()})
 	}
 	return rows, rounds
 }

@@ -47,17 +47,17 @@ const (
 	kindRestart               // they restart and warm up
 )
 
-// Config is one simulation: a policy over a fixed set of subsets in one environment.
-type Config struct {
+// config is one simulation: a policy over a fixed set of subsets in one environment.
+type config struct {
 	Policy      string
 	CountErrors bool
-	Env         *Env
+	Env         *environment
 }
 
-// Env is everything the policies of one scenario share: subsets, machines, clients' rates,
+// environment is everything the policies of one scenario share: subsets, machines, clients' rates,
 // the event. Its random draws come from the scenario's seed only, so every policy sees the
 // same environment and the same requests (common random numbers).
-type Env struct {
+type environment struct {
 	Seed      uint64
 	Clients   int
 	Backends  int
@@ -81,10 +81,12 @@ type Env struct {
 }
 
 // Samples returns the number of sampling intervals.
-func (e *Env) Samples() int { return int((e.Duration + e.Sample - 1) / e.Sample) }
+func (e *environment) Samples() int { return int((e.Duration + e.Sample - 1) / e.Sample) }
 
 // SampleEnd returns the end of sampling interval k.
-func (e *Env) SampleEnd(k int) time.Duration { return min(time.Duration(k+1)*e.Sample, e.Duration) }
+func (e *environment) SampleEnd(k int) time.Duration {
+	return min(time.Duration(k+1)*e.Sample, e.Duration)
+}
 
 type request struct {
 	conn    int32
@@ -127,18 +129,18 @@ type client struct {
 	picker                   balance.Picker
 }
 
-// Sample is what one sampling interval measured: the spread of utilisation over the backends
+// sample is what one sampling interval measured: the spread of utilisation over the backends
 // that were up, and the errors.
-type Sample struct {
+type sample struct {
 	T                float64 // end of the interval, s
 	Min, Median, Max float64 // utilisation, %
 	Errors           int64
 }
 
-// World is one simulation. It is not safe for concurrent use.
-type World struct {
-	cfg      Config
-	env      *Env
+// world is one simulation. It is not safe for concurrent use.
+type world struct {
+	cfg      config
+	env      *environment
 	loop     engine.Loop
 	clients  []client
 	conns    []conn
@@ -151,7 +153,7 @@ type World struct {
 	done     bool
 
 	// Outcome so far.
-	Samples   []Sample
+	Samples   []sample
 	Requests  int64
 	Errors    int64 // all failed requests
 	Rejected  int64 // no backend of the subset available
@@ -167,7 +169,7 @@ type World struct {
 
 // subsetView is a client's subset as its picker sees it.
 type subsetView struct {
-	w     *World
+	w     *world
 	first int32
 	n     int
 	now   time.Duration
@@ -202,12 +204,12 @@ func (v *subsetView) Report(i int) balance.Report {
 // scans reports whether a policy's picker reads every backend of the subset per pick.
 func scans(policy string) bool { return policy == "least_loaded" || policy == "weighted" }
 
-// NewWorld returns a world at time 0 for cfg.
-func NewWorld(cfg Config) *World {
+// newWorld returns a world at time 0 for cfg.
+func newWorld(cfg config) *world {
 	env := cfg.Env
-	w := &World{cfg: cfg, env: env, free: -1}
+	w := &world{cfg: cfg, env: env, free: -1}
 	w.view.w = w
-	w.Samples = make([]Sample, 0, env.Samples())
+	w.Samples = make([]sample, 0, env.Samples())
 	w.clients = make([]client, env.Clients)
 	w.conns = make([]conn, len(env.Conns))
 	for i, b := range env.Conns {
@@ -256,37 +258,26 @@ func NewWorld(cfg Config) *World {
 	return w
 }
 
+// newPicker returns a client's picker of the named policy.
 func newPicker(policy string, countErrors bool, src *engine.Source) balance.Picker {
-	switch policy {
-	case "round_robin":
-		return &balance.RoundRobin{}
-	case "least_loaded":
-		return &balance.LeastLoaded{CountErrors: countErrors}
-	case "weighted":
-		return &balance.Weighted{ErrorPenalty: errorPenalty}
-	case "random":
-		return &balance.Random{Src: src}
-	case "p2c":
-		return &balance.TwoChoices{Src: src, CountErrors: countErrors}
-	}
-	panic("loadbalance: unknown policy " + policy)
+	return policyOptions.Make(policy)(countErrors, src)
 }
 
 // interarrival draws client c's next gap between requests.
-func (w *World) interarrival(c int) time.Duration {
+func (w *world) interarrival(c int) time.Duration {
 	u := w.clients[c].arrivals.Float64()
 	return time.Duration(-math.Log1p(-u) / w.env.Rate[c] * 1e9)
 }
 
 // cost draws the CPU time (ns at speed 1) of client c's next request: log-uniform between the
 // cheapest and CostRatio times that.
-func (w *World) cost(c int) float64 {
+func (w *world) cost(c int) float64 {
 	u := w.clients[c].costs.Float64()
 	return w.env.CostMin * math.Pow(w.env.CostRatio, u)
 }
 
 // speed returns backend b's speed at now.
-func (w *World) speed(b int32, now time.Duration) float64 {
+func (w *world) speed(b int32, now time.Duration) float64 {
 	be := &w.backends[b]
 	s := w.env.Speed[b]
 	if now < be.warmUntil {
@@ -308,14 +299,14 @@ func (w *World) speed(b int32, now time.Duration) float64 {
 }
 
 // integrate brings backend b's busy time up to now.
-func (w *World) integrate(b *backend, now time.Duration) {
+func (w *world) integrate(b *backend, now time.Duration) {
 	b.acc += float64(b.busy) * float64(now-b.last)
 	b.last = now
 }
 
 // Advance simulates until sampling interval k (0-based, exclusive) has been measured, or to the
 // end when k is beyond the last. It returns ctx's error if ctx ends first.
-func (w *World) Advance(ctx context.Context, k int) error {
+func (w *world) Advance(ctx context.Context, k int) error {
 	k = min(k, w.env.Samples())
 	l := &w.loop
 	for w.sampled < k {
@@ -355,9 +346,9 @@ func (w *World) Advance(ctx context.Context, k int) error {
 }
 
 // Done reports whether the simulation has reached its duration.
-func (w *World) Done() bool { return w.done }
+func (w *world) Done() bool { return w.done }
 
-func (w *World) arrive(c int, now time.Duration) {
+func (w *world) arrive(c int, now time.Duration) {
 	env := w.env
 	if next := now + w.interarrival(c); next < env.Duration {
 		w.loop.At(next, int32(c), kindArrive)
@@ -411,12 +402,12 @@ func (w *World) arrive(c int, now time.Duration) {
 	be.qTail = r
 }
 
-func (w *World) fail() {
+func (w *world) fail() {
 	w.Errors++
 	w.errSample++
 }
 
-func (w *World) noteError(cn *conn, now time.Duration) {
+func (w *world) noteError(cn *conn, now time.Duration) {
 	win := int32(now / errorWindow)
 	switch win - cn.errWin {
 	case 0:
@@ -429,7 +420,7 @@ func (w *World) noteError(cn *conn, now time.Duration) {
 	cn.errCur++
 }
 
-func (w *World) alloc() int32 {
+func (w *world) alloc() int32 {
 	if w.free >= 0 {
 		r := w.free
 		w.free = w.reqs[r].next
@@ -439,13 +430,13 @@ func (w *World) alloc() int32 {
 	return int32(len(w.reqs) - 1)
 }
 
-func (w *World) release(r int32) {
+func (w *world) release(r int32) {
 	w.reqs[r] = request{next: w.free}
 	w.free = r
 }
 
 // start gives request r a core of backend bi at now.
-func (w *World) start(bi int32, r int32, cost float64, now time.Duration) {
+func (w *world) start(bi int32, r int32, cost float64, now time.Duration) {
 	be := &w.backends[bi]
 	w.integrate(be, now)
 	be.busy++
@@ -454,7 +445,7 @@ func (w *World) start(bi int32, r int32, cost float64, now time.Duration) {
 	w.loop.At(now+max(d, 1), r, kindComplete)
 }
 
-func (w *World) complete(r int32, now time.Duration) {
+func (w *world) complete(r int32, now time.Duration) {
 	req := w.reqs[r]
 	if !req.live {
 		return
@@ -486,7 +477,7 @@ func (w *World) complete(r int32, now time.Duration) {
 }
 
 // stop stops the event's backends: every request they hold fails.
-func (w *World) stop(now time.Duration) {
+func (w *world) stop(now time.Duration) {
 	for _, bi := range w.env.Affected {
 		be := &w.backends[bi]
 		w.integrate(be, now)
@@ -516,7 +507,7 @@ func (w *World) stop(now time.Duration) {
 
 // sample ends sampling interval k at now: utilisation of each backend, reports for weighted
 // round robin, the spread.
-func (w *World) sample(k int, now time.Duration) {
+func (w *world) sample(k int, now time.Duration) {
 	env := w.env
 	start := time.Duration(k) * env.Sample
 	span := float64(now - start)
@@ -543,7 +534,7 @@ func (w *World) sample(k int, now time.Duration) {
 			w.utils = append(w.utils, 100*u)
 		}
 	}
-	s := Sample{T: float64(now) / 1e9, Errors: w.errSample}
+	s := sample{T: float64(now) / 1e9, Errors: w.errSample}
 	if n := len(w.utils); n > 0 {
 		slices.Sort(w.utils)
 		s.Min, s.Max = w.utils[0], w.utils[n-1]
@@ -563,7 +554,7 @@ func (w *World) sample(k int, now time.Duration) {
 // scanPerWorkUnit backends measured at the end of a sampling interval, a client set up,
 // connsPerEvent connections set up, and, with more than cachedConns connections, two per
 // request, which then misses the CPU's caches (BenchmarkWorkUnit: twice the time per event).
-func (w *World) Work() int64 {
+func (w *world) Work() int64 {
 	events := w.loop.Work() + w.Scanned/pickScan + int64(w.sampled*len(w.backends))/scanPerWorkUnit +
 		int64(len(w.clients)) + int64(len(w.conns))/connsPerEvent
 	if len(w.conns) > cachedConns {
@@ -585,7 +576,7 @@ func latencyBucket(d time.Duration) int {
 // the quantile is interpolated within its bucket, taking the bucket's requests as spread
 // evenly over it on a log scale: the k-th of its n requests sits at the fraction (k−½)/n of
 // the way from its lower to its upper edge.
-func (w *World) Latency(q float64) float64 {
+func (w *world) Latency(q float64) float64 {
 	if w.succeeded == 0 {
 		return 0
 	}
@@ -602,4 +593,4 @@ func (w *World) Latency(q float64) float64 {
 }
 
 // Succeeded returns the requests that completed without error.
-func (w *World) Succeeded() int64 { return w.succeeded }
+func (w *world) Succeeded() int64 { return w.succeeded }

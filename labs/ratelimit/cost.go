@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/param"
 )
 
@@ -84,20 +85,12 @@ func boundPerArrival(s scenario) float64 {
 // work so far plus, for the arrivals still expected, the work per arrival of the pilot's
 // second half. The pilot's slices are small enough that it stops near pilotWork units.
 func (r *runner) Cost(v param.Values) int64 {
-	key := v.Encode()
-	r.mu.Lock()
-	c, ok := r.costs[key]
-	r.mu.Unlock()
-	if ok {
+	key := lab.MemoKey(v, nil)
+	if c, ok := r.costs.Get(key); ok {
 		return c
 	}
-	c = pilotCost(v)
-	r.mu.Lock()
-	if len(r.costs) >= costMemoSize {
-		clear(r.costs) // a crude bound: pilots are cheap to redo
-	}
-	r.costs[key] = c
-	r.mu.Unlock()
+	c := pilotCost(v)
+	r.costs.Put(key, c)
 	return c
 }
 

@@ -1,8 +1,7 @@
 package ratelimit
 
 import (
-	"sync"
-
+	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/param"
 )
 
@@ -23,43 +22,10 @@ type finished struct {
 	sum        AlgorithmSummary
 }
 
-// memo is a bounded map of finished results, dropping the oldest first.
-type memo struct {
-	mu    sync.Mutex
-	items map[string]*finished
-	order []string
-}
-
-func newMemo() *memo { return &memo{items: map[string]*finished{}} }
-
-// memoKey is the scenario v with the named algorithm alone.
+// memoKey is the key of the named algorithm's result in scenario v: the scenario with that
+// algorithm alone (lab.MemoKey).
 func memoKey(v param.Values, name string) string {
-	w, err := v.With("algorithms", name)
-	if err != nil {
-		panic("ratelimit lab: memo key: " + err.Error()) // name is one of v's own algorithms
-	}
-	return w.Encode()
-}
-
-func (m *memo) get(key string) (*finished, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	f, ok := m.items[key]
-	return f, ok
-}
-
-func (m *memo) put(key string, f *finished) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if _, ok := m.items[key]; ok {
-		return
-	}
-	m.items[key] = f
-	m.order = append(m.order, key)
-	for len(m.order) > memoSize {
-		delete(m.items, m.order[0])
-		m.order = m.order[1:]
-	}
+	return lab.MemoKey(v, map[string]string{"algorithms": name})
 }
 
 // replay is a world whose result the memo holds: it sends every point with the first update.

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/resilience-playground/playground/algorithms/ratelimit"
+	"github.com/resilience-playground/playground/lab"
 )
 
 // copyUnits is the work of allocating a sliding log's copy, beside copying its entries (one
@@ -13,39 +14,46 @@ import (
 // not (BenchmarkWorkUnit).
 const copyUnits = 4
 
-// newWorld returns the simulation of the named algorithm in scenario s with nInst instances.
-func newWorld(name string, s scenario, nInst int) world {
-	l := s.limitOf()
-	burst := int(s.burst)
-	switch name {
-	case "fixed_window":
-		r := ratelimit.NewFixedWindowRule(l)
+// algorithmOptions are the algorithms the lab compares, in canonical order, each with its
+// simulation in a scenario with a number of instances.
+var algorithmOptions = lab.Options[func(s scenario, nInst int) world]{
+	{Name: "fixed_window", New: func(s scenario, nInst int) world {
+		r := ratelimit.NewFixedWindowRule(s.limitOf())
 		return build(s, nInst, ratelimit.Rule[ratelimit.FixedWindowState](r), r, nil, 8)
-	case "sliding_log":
-		r := ratelimit.NewSlidingLogRule(l)
+	}},
+	{Name: "sliding_log", New: func(s scenario, nInst int) world {
+		r := ratelimit.NewSlidingLogRule(s.limitOf())
 		return build(s, nInst, ratelimit.Rule[ratelimit.SlidingLogState](r), r,
 			func(st ratelimit.SlidingLogState) int { return st.Len() }, 0)
-	case "sliding_window":
-		r := ratelimit.NewSlidingWindowRule(l, 1)
+	}},
+	{Name: "sliding_window", New: func(s scenario, nInst int) world {
+		r := ratelimit.NewSlidingWindowRule(s.limitOf(), 1)
 		return build(s, nInst, ratelimit.Rule[ratelimit.SlidingWindowState](r), r, nil, 16)
-	case "subwindows":
-		r := ratelimit.NewSlidingWindowRule(l, s.subwindows)
+	}},
+	{Name: "subwindows", New: func(s scenario, nInst int) world {
+		r := ratelimit.NewSlidingWindowRule(s.limitOf(), s.subwindows)
 		return build(s, nInst, ratelimit.Rule[ratelimit.SlidingWindowState](r), r, nil, 8*int64(r.SubWindows()+1))
-	case "token_bucket":
-		r := ratelimit.NewTokenBucketRule(l, burst)
+	}},
+	{Name: "token_bucket", New: func(s scenario, nInst int) world {
+		r := ratelimit.NewTokenBucketRule(s.limitOf(), int(s.burst))
 		return withBurst(build(s, nInst, ratelimit.Rule[ratelimit.TokenBucketState](r), nil, nil, 16), r.Burst())
-	case "leaky_queue":
-		r := ratelimit.NewLeakyQueueRule(s.leakLimit(), burst)
+	}},
+	{Name: "leaky_queue", New: func(s scenario, nInst int) world {
+		r := ratelimit.NewLeakyQueueRule(s.leakLimit(), int(s.burst))
 		return withBurst(build(s, nInst, ratelimit.Rule[ratelimit.LeakyQueueState](r), nil, nil, 8), r.Capacity())
-	case "leaky_meter":
-		r := ratelimit.NewLeakyMeterRule(s.leakLimit(), burst)
+	}},
+	{Name: "leaky_meter", New: func(s scenario, nInst int) world {
+		r := ratelimit.NewLeakyMeterRule(s.leakLimit(), int(s.burst))
 		return withBurst(build(s, nInst, ratelimit.Rule[ratelimit.LeakyMeterState](r), nil, nil, 16), r.Capacity())
-	case "gcra":
-		r := ratelimit.NewGCRARule(l, burst)
+	}},
+	{Name: "gcra", New: func(s scenario, nInst int) world {
+		r := ratelimit.NewGCRARule(s.limitOf(), int(s.burst))
 		return withBurst(build(s, nInst, ratelimit.Rule[ratelimit.GCRAState](r), nil, nil, 8), r.Burst())
-	}
-	panic("ratelimit lab: unknown algorithm " + name)
+	}},
 }
+
+// newWorld returns the simulation of the named algorithm in scenario s with nInst instances.
+func newWorld(name string, s scenario, nInst int) world { return algorithmOptions.Make(name)(s, nInst) }
 
 func withBurst(w world, burst int) world {
 	w.base().sum.Burst = int64(burst)

@@ -14,13 +14,13 @@ import (
 )
 
 // Lab returns the load-balancing lab. Each lab value keeps a memo of finished policy
-// simulations (see outcomeKey), shared by all of its runs.
+// simulations (see memoKey), shared by all of its runs.
 func Lab() *lab.Lab { return newRunner().lab() }
 
-func newRunner() *runner { return &runner{memo: newMemo()} }
+func newRunner() *runner { return &runner{memo: lab.NewCache[outcome](memoSize)} }
 
 type runner struct {
-	memo  *memo
+	memo  *lab.Cache[outcome]
 	work  atomic.Int64 // work units done (World.Work, subsetsWork, compareWork), summed over runs, for tests
 	chunk float64      // work per step of one simulation; 0 means chunkWork (tests vary it)
 }
@@ -33,23 +33,23 @@ func (r *runner) lab() *lab.Lab {
 			"“Site Reliability Engineering”, chapter 20, “Load Balancing in the Datacenter”. Random subsets leave some " +
 			"backends with far more connections than others; the chapter's deterministic subsetting evens them out. " +
 			"Round robin leaves a wide CPU spread when queries, machines and clients differ; least-loaded and weighted round robin narrow it.",
-		Params:       Params,
+		Params:       params,
 		Check:        check,
 		View:         view,
 		Tours:        tours,
-		Cost:         Cost,
-		CostBound:    Cost,
+		Cost:         costOf,
+		CostBound:    costOf,
 		CostParams:   []string{"clients", "duration", "rate", "policy", "subset"},
-		Memory:       Memory,
+		Memory:       memoryOf,
 		MemoryParams: []string{"subset", "clients", "backends", "policy"},
 		Progressive:  true,
 		Run:          r.Run,
 	}
 }
 
-// PolicySummary is summary.policies.<name>: what one policy did over the run. CPU figures are
+// policySummary is summary.policies.<name>: what one policy did over the run. CPU figures are
 // per-backend utilisation over the run, in %, fail-fast backends left out.
-type PolicySummary struct {
+type policySummary struct {
 	Requests     int64   `json:"requests"`
 	Errors       int64   `json:"errors"`
 	ErrorPct     float64 `json:"error_pct"`
@@ -74,15 +74,15 @@ type PolicySummary struct {
 	SimulatedSecs   float64 `json:"simulated_s"`
 }
 
-// CPUStats is summary.cpu: the spread of per-backend utilisation (%) under the first policy.
-type CPUStats struct {
+// cpuStats is summary.cpu: the spread of per-backend utilisation (%) under the first policy.
+type cpuStats struct {
 	Min  float64 `json:"min"`
 	Max  float64 `json:"max"`
 	Mean float64 `json:"mean"`
 }
 
-// Backend is one entry of summary.backends.
-type Backend struct {
+// backendRow is one entry of summary.backends.
+type backendRow struct {
 	Connections int                `json:"connections"`
 	CPU         float64            `json:"cpu"`           // utilisation over the run under the first policy, %
 	ByPolicy    map[string]float64 `json:"cpu_by_policy"` // under each policy
@@ -101,7 +101,7 @@ const chunkWork = 60_000
 // simulation of every policy side by side, interval by interval, sending the new sampling
 // intervals and the numbers so far every flushEvery; the last update holds the final numbers.
 func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update)) error {
-	s := ScenarioOf(v)
+	s := scenarioOf(v)
 	var starts, conns []int32
 	var counts []int
 	if err := engine.Pace(ctx, func() error {
@@ -116,7 +116,7 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 		Summary: map[string]any{"connections": connStats(counts), "load_pct": loadPct(s)},
 		Series:  []lab.Series{connectionsHistogram(s, counts)},
 	})
-	var comparison []Comparison
+	var comparison []comparisonRow
 	if err := engine.Pace(ctx, func() error {
 		comparison = compare(s, counts)
 		return nil
@@ -136,14 +136,14 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 	env := s.env(starts, conns)
 	// Policies the memo holds are final at once; the others are simulated side by side.
 	pols := make([]policyRun, len(s.Policies))
-	var worlds []*World
+	var worlds []*world
 	for i, p := range s.Policies {
-		pols[i].key = keyOf(s, p)
-		if o, ok := r.memo.get(pols[i].key); ok {
+		pols[i].key = memoKey(v, p)
+		if o, ok := r.memo.Get(pols[i].key); ok {
 			pols[i].memo = &o
 			continue
 		}
-		pols[i].world = NewWorld(Config{Policy: p, CountErrors: s.CountErrors, Env: env})
+		pols[i].world = newWorld(config{Policy: p, CountErrors: s.CountErrors, Env: env})
 		worlds = append(worlds, pols[i].world)
 	}
 	samples := env.Samples()
@@ -187,7 +187,7 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 				if final {
 					for _, p := range pols {
 						if p.world != nil {
-							r.memo.put(p.key, outcomeOf(p.world))
+							r.memo.Put(p.key, outcomeOf(p.world))
 						}
 					}
 				}
@@ -203,26 +203,26 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 
 // policyRun is one policy of a run: simulated (world) or from the memo.
 type policyRun struct {
-	key   outcomeKey
-	world *World
+	key   string
+	world *world
 	memo  *outcome
 }
 
 // progress is the update after samples [sent, k) have been simulated: their points, and the
 // numbers so far (rounded unless final). Memoised policies send all their points with the
 // first update (sent == 0) and final numbers throughout.
-func (r *runner) progress(s Scenario, env *Env, pols []policyRun, counts []int, sent, k int, final bool) lab.Update {
+func (r *runner) progress(s scenario, env *environment, pols []policyRun, counts []int, sent, k int, final bool) lab.Update {
 	u := lab.Update{Summary: map[string]any{}}
-	sum := map[string]PolicySummary{}
+	sum := map[string]policySummary{}
 	var first []float64
 	byPolicy := make([][]float64, len(pols))
 	for i, p := range pols {
 		name := s.Policies[i]
-		round := provisional(final)
+		round := lab.Provisional(final)
 		var o outcome
 		from, to := sent, k
 		if p.memo != nil {
-			o, round = *p.memo, provisional(true)
+			o, round = *p.memo, lab.Provisional(true)
 			if from, to = 0, len(o.samples); sent > 0 {
 				from = to
 			}
@@ -234,7 +234,7 @@ func (r *runner) progress(s Scenario, env *Env, pols []policyRun, counts []int, 
 		sum[name] = ps.rounded(round)
 		if i == 0 {
 			first = cpu
-			u.Summary["cpu"] = CPUStats{Min: round(ps.CPUMin), Max: round(ps.CPUMax), Mean: round(ps.CPUMean)}
+			u.Summary["cpu"] = cpuStats{Min: round(ps.CPUMin), Max: round(ps.CPUMax), Mean: round(ps.CPUMean)}
 			u.Summary["wasted_cpu_pct"] = round(ps.WastedCPUPct)
 			u.Summary["errors"] = ps.Errors
 		}
@@ -245,9 +245,9 @@ func (r *runner) progress(s Scenario, env *Env, pols []policyRun, counts []int, 
 	}
 	u.Summary["policies"] = sum
 	if final {
-		backends := make([]Backend, len(counts))
+		backends := make([]backendRow, len(counts))
 		for b := range backends {
-			backends[b] = Backend{Connections: counts[b], CPU: first[b], ByPolicy: map[string]float64{}, Failing: env.Failing[b]}
+			backends[b] = backendRow{Connections: counts[b], CPU: first[b], ByPolicy: map[string]float64{}, Failing: env.Failing[b]}
 			for i, name := range s.Policies {
 				backends[b].ByPolicy[name] = byPolicy[i][b]
 			}
@@ -258,7 +258,7 @@ func (r *runner) progress(s Scenario, env *Env, pols []policyRun, counts []int, 
 }
 
 // cpuSoFar returns each backend's utilisation (%) up to the last sampling interval measured.
-func (w *World) cpuSoFar() []float64 {
+func (w *world) cpuSoFar() []float64 {
 	out := make([]float64, len(w.backends))
 	if w.sampled == 0 {
 		return out
@@ -271,8 +271,8 @@ func (w *World) cpuSoFar() []float64 {
 }
 
 // summary returns the policy's numbers so far, given cpuSoFar.
-func (w *World) summary(cpu []float64) PolicySummary {
-	ps := PolicySummary{
+func (w *world) summary(cpu []float64) policySummary {
+	ps := policySummary{
 		Requests: w.Requests, Errors: w.Errors, Rejected: w.Rejected, FailFast: w.FailFast, Stopped: w.Stopped, Shed: w.Shed,
 		LatencyP50MS: w.Latency(0.5), LatencyP99MS: w.Latency(0.99),
 	}
@@ -318,7 +318,7 @@ func (w *World) summary(cpu []float64) PolicySummary {
 	return ps
 }
 
-func (ps PolicySummary) rounded(round func(float64) float64) PolicySummary {
+func (ps policySummary) rounded(round func(float64) float64) policySummary {
 	for _, p := range []*float64{&ps.ErrorPct, &ps.CPUMin, &ps.CPUMean, &ps.CPUMax, &ps.MaxOverMin, &ps.MaxOverMean,
 		&ps.P99OverMean, &ps.WastedCPUPct, &ps.LatencyP50MS, &ps.LatencyP99MS, &ps.ActivePerClient} {
 		*p = round(*p)
@@ -328,11 +328,11 @@ func (ps PolicySummary) rounded(round func(float64) float64) PolicySummary {
 
 // timeSeries is samples of one policy: the median utilisation with the min–max band around it,
 // and errors per second.
-func timeSeries(name string, samples []Sample) []lab.Series {
+func timeSeries(name string, samples []sample) []lab.Series {
 	n := len(samples)
 	x, med, lo, hi, errs := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	for i, sm := range samples {
-		x[i], med[i], lo[i], hi[i] = sm.T, roundTo(sm.Median, 4), roundTo(sm.Min, 4), roundTo(sm.Max, 4)
+		x[i], med[i], lo[i], hi[i] = sm.T, lab.RoundTo(sm.Median, 4), lab.RoundTo(sm.Min, 4), lab.RoundTo(sm.Max, 4)
 		errs[i] = float64(sm.Errors)
 	}
 	of := "cpu " + name
@@ -371,7 +371,7 @@ func cpuHistogram(name string, cpu []float64, failing []bool) lab.Series {
 // connectionsHistogram is the number of backends with each connection count, from one below
 // the least to one above the most connected (those two bins empty, so that even a histogram
 // of one count shows its bar one connection wide).
-func connectionsHistogram(s Scenario, counts []int) lab.Series {
+func connectionsHistogram(s scenario, counts []int) lab.Series {
 	hi := slices.Max(append([]int{0}, counts...))
 	lo := slices.Min(append([]int{hi}, counts...))
 	lo = max(lo-1, 0)
@@ -389,27 +389,9 @@ func connectionsHistogram(s Scenario, counts []int) lab.Series {
 
 // loadPct is the offered load: the mean utilisation the requests would cause if spread
 // perfectly, in %.
-func loadPct(s Scenario) float64 {
+func loadPct(s scenario) float64 {
 	if s.Backends == 0 {
 		return 0
 	}
 	return 100 * float64(s.Clients) * s.Rate * meanCost.Seconds() / (float64(s.Backends) * cores)
-}
-
-// provisional returns the identity for final numbers, and for numbers a later update will
-// replace a rounding to four significant digits.
-func provisional(final bool) func(float64) float64 {
-	if final {
-		return func(x float64) float64 { return x }
-	}
-	return func(x float64) float64 { return roundTo(x, 4) }
-}
-
-// roundTo rounds x to digits significant digits.
-func roundTo(x float64, digits int) float64 {
-	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
-		return x
-	}
-	p := math.Pow(10, float64(digits-1)-math.Floor(math.Log10(math.Abs(x))))
-	return math.Round(x*p) / p
 }

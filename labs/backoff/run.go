@@ -2,7 +2,6 @@ package backoff
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"runtime"
 	"slices"
@@ -16,48 +15,6 @@ import (
 	"github.com/resilience-playground/playground/param"
 )
 
-// Strategies are the retry policies the lab compares, in canonical order.
-var Strategies = []string{"none", "constant", "linear", "exponential", "full", "equal", "decorrelated"}
-
-// baseline is the strategy the summary table compares against.
-const baseline = "exponential"
-
-// Params declares the lab's parameters.
-var Params = param.Set{
-	{Name: "strategies", Label: "Strategies", Kind: param.EnumList, Options: Strategies,
-		Default: "none,exponential,full,equal,decorrelated",
-		Help:    "Retry policies to compare; each sees the same network in every trial."},
-	{Name: "clients", Label: "Clients", Kind: param.Int, Default: "100", Min: 1, Max: 1000, Step: 1,
-		Help: "How many clients race to write the row (N)."},
-	{Name: "base", Label: "Base a", Kind: param.Duration, Default: "5ms", Min: 0.1, Max: 60000, Step: 0.1, Unit: "ms", Log: true,
-		Help: "The a of min(cap, a·r^attempt). The simulated strategies count as Brooker's simulator does: the first retry is attempt 1, so exponential backoff first sleeps a·r and full and equal jitter up to a·r (decorrelated between a and 3a, constant and linear a). The retry schedule counts as the Qiita post does: its retry 1 sleeps a."},
-	{Name: "cap", Label: "Cap", Kind: param.Duration, Default: "2s", Min: 1, Max: 86400000, Step: 1, Unit: "ms", Log: true,
-		Help: "Longest sleep: at least the base."},
-	{Name: "multiplier", Group: "Advanced", Label: "Multiplier r", Kind: param.Float, Default: "2", Min: 1, Max: 10, Step: 0.05,
-		Help: "Growth per retry; the next sleep is about (r−1)·elapsed time."},
-	{Name: "latency_mean", Group: "Advanced", Label: "Latency mean", Kind: param.Duration, Default: "10ms", Min: 0, Max: 1000, Step: 0.1, Unit: "ms",
-		Help: "Mean one-way network delay."},
-	{Name: "latency_sd", Group: "Advanced", Label: "Latency sd", Kind: param.Duration, Default: "2ms", Min: 0, Max: 1000, Step: 0.1, Unit: "ms",
-		Help: "Standard deviation of the one-way delay (the post's variance of 4ms)."},
-	{Name: "trials", Group: "Advanced", Label: "Trials", Kind: param.Int, Default: "100", Min: 1, Max: 1000, Step: 1,
-		Help: "Simulations averaged per point."},
-	{Name: "seed", Group: "Advanced", Label: "Seed", Kind: param.Int, Default: "1", Min: 0, Max: 1<<53 - 1, Step: 1, Random: true,
-		Help: "All randomness comes from the seed: the same seed gives the same numbers."},
-	{Name: "sweep", Group: "Advanced", Label: "Sweep of clients", Kind: param.IntRange, Default: "10:190:10", Min: 1, Max: 1000, MaxLen: 100,
-		Help: "Client counts for the work and completion charts, from:to:step, or off."},
-	{Name: "retries", Group: "Advanced", Label: "Schedule length", Kind: param.Int, Default: "12", Min: 1, Max: 200, Step: 1,
-		Help: "Retries shown in the retry schedule."},
-}
-
-// check enforces the rule across the lab's parameters (see lab.Lab.Check): the longest sleep
-// is no shorter than the base every sleep grows from.
-func check(v param.Values) error {
-	if base, c := v.Duration("base"), v.Duration("cap"); c < base {
-		return lab.Relation(fmt.Sprintf("cap must be at least base (%s), got %s", param.FormatDuration(base), param.FormatDuration(c)), "cap", "base")
-	}
-	return nil
-}
-
 // Budget limits, independent of the server's work budget: one simulation may deliver at most
 // this many times its estimated events before it is stopped as runaway.
 const runawayFactor = 20
@@ -68,7 +25,7 @@ const runawayFactor = 20
 func Lab() *lab.Lab { return newRunner().lab() }
 
 func newRunner() *runner {
-	return &runner{points: newMemo(memoSize), pilots: newPilots(pilotMemoSize)}
+	return &runner{points: newMemo(memoSize), pilots: lab.NewCache[[]float64](pilotMemoSize)}
 }
 
 // lab is the lab whose runs r runs.
@@ -99,10 +56,10 @@ const memoSize = 20000
 // runner runs scenarios of one lab value.
 type runner struct {
 	points *memo
-	pilots *pilots
-	worlds worldPool    // grown queues and clients, reused across points and runs
-	events atomic.Int64 // write attempts simulated by runs (not pilots), for benchmarks
-	work   atomic.Int64 // work done by runs (not pilots), World.Work, for tests of the cost model
+	pilots *lab.Cache[[]float64] // the cost model's pilot work, by pilotKey.url
+	worlds worldPool             // grown queues and clients, reused across points and runs
+	events atomic.Int64          // write attempts simulated by runs (not pilots), for benchmarks
+	work   atomic.Int64          // work done by runs (not pilots), World.Work, for tests of the cost model
 }
 
 // worldPool keeps the idle worlds of one lab value. A world's queue and clients grow to the
@@ -140,42 +97,6 @@ func (p *worldPool) put(w *World) {
 	}
 }
 
-// scenario is the typed form of the parameters.
-type scenario struct {
-	strategies []string
-	clients    int
-	setting
-	sweep   []int64
-	retries int
-}
-
-// setting is everything a simulation depends on besides its policy and client count.
-type setting struct {
-	base, cap  time.Duration
-	multiplier float64
-	mean, sd   time.Duration
-	trials     int
-	seed       uint64
-}
-
-func scenarioOf(v param.Values) scenario {
-	return scenario{
-		strategies: v.List("strategies"),
-		clients:    int(v.Int("clients")),
-		setting: setting{
-			base:       v.Duration("base"),
-			cap:        v.Duration("cap"),
-			multiplier: v.Float("multiplier"),
-			mean:       v.Duration("latency_mean"),
-			sd:         v.Duration("latency_sd"),
-			trials:     int(v.Int("trials")),
-			seed:       uint64(v.Int("seed")),
-		},
-		sweep:   v.Range("sweep").Points(),
-		retries: int(v.Int("retries")),
-	}
-}
-
 // withBaseline returns names with the baseline strategy appended when it is missing: the
 // summary's changes are against it even when it is not shown.
 func withBaseline(names []string) []string {
@@ -184,27 +105,6 @@ func withBaseline(names []string) []string {
 		names = append(names, baseline)
 	}
 	return names
-}
-
-// Policy returns the named strategy's policy for the scenario's base, cap and multiplier.
-func Policy(name string, base, cap time.Duration, multiplier float64) backoff.Policy {
-	switch name {
-	case "none":
-		return backoff.None{}
-	case "constant":
-		return backoff.Constant{Delay: base}
-	case "linear":
-		return backoff.Linear{Base: base, Cap: cap}
-	case "exponential":
-		return backoff.Exponential{Base: base, Cap: cap, Multiplier: multiplier}
-	case "full":
-		return backoff.FullJitter{Base: base, Cap: cap, Multiplier: multiplier}
-	case "equal":
-		return backoff.EqualJitter{Base: base, Cap: cap, Multiplier: multiplier}
-	case "decorrelated":
-		return backoff.Decorrelated{Base: base, Cap: cap}
-	}
-	panic("backoff lab: unknown strategy " + name)
 }
 
 // simEvents bounds the events of one simulation of n clients: one per write, and at worst
@@ -410,9 +310,9 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 }
 
 // chosenUpdate is summary.strategies and the writes-over-time histograms at the chosen N, as
-// far as its trials have got. Numbers that are not final are rounded (see provisional).
+// far as its trials have got. Numbers that are not final are rounded (see lab.Provisional).
 func (r *runner) chosenUpdate(s scenario, p *point, final bool) lab.Update {
-	round := provisional(final)
+	round := lab.Provisional(final)
 	base := len(p.cells) - 1
 	for i, c := range p.cells {
 		if c.key.strategy == baseline {
@@ -445,11 +345,11 @@ func (r *runner) chosenUpdate(s scenario, p *point, final bool) lab.Update {
 
 // sweepSeries is point p of the work and completion charts, upserted, with (when bands is
 // set) the 95% interval of each mean as a band once there are two trials. Numbers that are not
-// final are rounded (see provisional); bands, which are only drawn, always are.
+// final are rounded (see lab.Provisional); bands, which are only drawn, always are.
 func sweepSeries(s scenario, p *point, final, bands bool) []lab.Series {
 	var series []lab.Series
 	x := []float64{float64(p.n)}
-	round := provisional(final)
+	round := lab.Provisional(final)
 	for i, name := range s.strategies {
 		c := p.cells[i]
 		w, comp := c.means()
@@ -476,26 +376,7 @@ func band(chart, name, unit string, x []float64, mean, half float64, bound strin
 	}
 	of := chart + " " + name
 	return lab.Series{Name: of + " " + bound, Chart: chart, Label: name, XUnit: "clients", YUnit: unit,
-		X: x, Y: []float64{roundTo(y, 3)}, Upsert: true, Of: of, Bound: bound}
-}
-
-// provisional returns the identity for final numbers, and for numbers a later batch will
-// replace a rounding to four significant digits: as exact as a viewer can read, and a
-// fraction of the bytes on the wire.
-func provisional(final bool) func(float64) float64 {
-	if final {
-		return func(x float64) float64 { return x }
-	}
-	return func(x float64) float64 { return roundTo(x, 4) }
-}
-
-// roundTo rounds x to digits significant digits.
-func roundTo(x float64, digits int) float64 {
-	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
-		return x
-	}
-	p := math.Pow(10, float64(digits-1)-math.Floor(math.Log10(math.Abs(x))))
-	return math.Round(x*p) / p
+		X: x, Y: []float64{lab.RoundTo(y, 3)}, Upsert: true, Of: of, Bound: bound}
 }
 
 // sweepSummary is summary.sweep: every sweep point's means, in order of clients.
@@ -537,7 +418,7 @@ type tally struct {
 func (r *runner) newPoint(s scenario, n int, names []string, withHist bool) *point {
 	p := &point{n: n, withHist: withHist}
 	for _, name := range names {
-		c := &cell{key: pointKey{strategy: name, clients: n, setting: s.setting}}
+		c := &cell{key: pointKey{strategy: name, url: memoKey(s.v, name, n)}}
 		if v, ok := r.points.get(c.key, withHist); ok {
 			c.final = &v
 			p.memoised++
