@@ -17,16 +17,28 @@ type Tour struct {
 	Steps []Step `json:"steps"`
 }
 
-// A Step is one scenario of a tour.
+// A Step is one scenario of a tour: either a step that shows and says (Text), or a step that
+// asks the class to predict (Question) and answers only once revealed (Explanation). A
+// prediction's page hides the charts and tables until someone reveals them, so the words shown
+// before must not give the answer away: its question stands alone, with no Text.
 type Step struct {
 	Title string `json:"title"`
 	// URL is the scenario in canonical form (the lab's path and its non-default parameters).
 	URL string `json:"url"`
-	// Text is two or three sentences in our own words on what the scenario shows.
-	Text string `json:"text"`
-	// Predict, when set, is a question the class answers before the charts are revealed.
-	Predict string `json:"predict,omitempty"`
+	// Text is two or three sentences in our own words on what the scenario shows. A step that
+	// asks for a prediction has none.
+	Text string `json:"text,omitempty"`
+	// Question, when set, makes the step a prediction: the class answers it before the charts,
+	// the tables and the Explanation are revealed. It sets the scene (what the scenario is) and
+	// asks; it never states what the scenario shows.
+	Question string `json:"question,omitempty"`
+	// Explanation answers the Question, in our own words, with what the scenario shows; the
+	// page shows it only after Reveal.
+	Explanation string `json:"explanation,omitempty"`
 }
+
+// Predicts reports whether the step asks the class to predict before it reveals.
+func (s Step) Predicts() bool { return s.Question != "" }
 
 // FindStep returns the step named id ("{tour}/{n}") among l's tours.
 func (l *Lab) FindStep(id string) (Tour, int, bool) {
@@ -47,8 +59,9 @@ func (l *Lab) FindStep(id string) (Tour, int, bool) {
 }
 
 // CheckTours reports the first problem with l's tours: a name that is missing, repeated or
-// not URL-safe, a step without title or text, or a step URL that is not one of l's scenarios
-// (keeping its rules across parameters) in canonical form.
+// not URL-safe, a step without title or text, a prediction without its question or its
+// explanation or with a text shown before the reveal, or a step URL that is not one of l's
+// scenarios (keeping its rules across parameters) in canonical form.
 func (l *Lab) CheckTours() error {
 	seen := map[string]bool{}
 	for _, t := range l.Tours {
@@ -64,8 +77,15 @@ func (l *Lab) CheckTours() error {
 		}
 		for i, s := range t.Steps {
 			where := fmt.Sprintf("lab %s: tour %s, step %d", l.Name, t.Name, i+1)
-			if s.Title == "" || s.Text == "" {
-				return fmt.Errorf("%s: needs a title and text", where)
+			switch {
+			case s.Title == "":
+				return fmt.Errorf("%s: needs a title", where)
+			case (s.Question == "") != (s.Explanation == ""):
+				return fmt.Errorf("%s: a prediction needs both a question and its explanation", where)
+			case s.Question != "" && s.Text != "":
+				return fmt.Errorf("%s: a prediction shows only its question before the reveal; move the text into the question or the explanation", where)
+			case s.Question == "" && s.Text == "":
+				return fmt.Errorf("%s: needs a text, or a question and its explanation", where)
 			}
 			u, err := url.Parse(s.URL)
 			if err != nil || u.Path != "/"+l.Name || u.Fragment != "" {

@@ -7,11 +7,12 @@ var tours = []lab.Tour{{
 	Name:  "jitter",
 	Title: "Why backoff needs jitter",
 	Steps: []lab.Step{{
-		Title:   "Backoff alone",
-		URL:     "/backoff?strategies=none,exponential",
-		Predict: "Exponential backoff makes every client wait longer after each failure. Will the retries spread out over time?",
-		Text: "Clients that collided back off by the same doubling schedule, so they come back together: " +
-			"the writes over time arrive in clusters at the same moments. Backing off lowers how often " +
+		Title: "Backoff alone",
+		URL:   "/backoff?strategies=none,exponential",
+		Question: "Clients race to write one row; each that loses waits before it tries again, longer after each failure " +
+			"(exponential backoff, no jitter). Will their retries spread out over time?",
+		Explanation: "No. Clients that collided back off by the same doubling schedule, so they come back together: " +
+			"the writes over time arrive in clusters at the same moments, with silence between them. Backing off lowers how often " +
 			"each client tries, not how many try at once.",
 	}, {
 		Title: "Full jitter",
@@ -20,13 +21,13 @@ var tours = []lab.Tour{{
 			"dissolve into a steady trickle, far fewer writes collide, and the work falls by 57%: " +
 			"795 writes against plain exponential backoff's 1,855.",
 	}, {
-		Title:   "Work as clients grow",
-		URL:     "/backoff",
-		Predict: "Which strategy needs the fewest writes in all: full, equal or decorrelated jitter?",
-		Text: "The post's headline figure: writes needed until every client succeeds, against the number " +
-			"of contending clients. Without jitter the work climbs steeply; full and equal jitter need " +
-			"the least (795 and 811 writes at 100 clients), decorrelated jitter a little more (1,004), " +
-			"plain exponential backoff 1,855 and no backoff 2,421.",
+		Title: "Work as clients grow",
+		URL:   "/backoff",
+		Question: "The post's headline figure counts the writes needed until every client succeeds, against the number of " +
+			"contending clients. Which strategy needs the fewest writes in all: full, equal or decorrelated jitter?",
+		Explanation: "Full and equal jitter need the least (795 and 811 writes at 100 clients), decorrelated jitter a little " +
+			"more (1,004), plain exponential backoff 1,855 and no backoff 2,421. Without jitter the work climbs steeply as the " +
+			"clients grow.",
 	}, {
 		Title: "Time to finish",
 		URL:   "/backoff?strategies=exponential,full,equal,decorrelated",

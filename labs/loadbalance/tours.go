@@ -8,10 +8,10 @@ var tours = []lab.Tour{{
 	Name:  "subsetting",
 	Title: "Subsetting: who talks to whom",
 	Steps: []lab.Step{{
-		Title:   "Random subsets of 30%",
-		URL:     "/loadbalance?subset=90",
-		Predict: "300 clients each pick 90 of 300 backends at random. How uneven will the connections per backend be?",
-		Text: "Each client shuffles the backends and keeps the first 90. The connections per backend " +
+		Title:    "Random subsets of 30%",
+		URL:      "/loadbalance?subset=90",
+		Question: "300 clients each pick 90 of 300 backends at random. How uneven will the connections per backend be?",
+		Explanation: "Each client shuffles the backends and keeps the first 90. The connections per backend " +
 			"are far from equal: from 66 to 116 around a mean of 90.",
 	}, {
 		Title: "Random subsets of 10%",
@@ -35,11 +35,10 @@ var tours = []lab.Tour{{
 	Name:  "policies",
 	Title: "Policies: spreading the load",
 	Steps: []lab.Step{{
-		Title:   "Round robin's spread",
-		URL:     "/loadbalance?clients=50&backends=50&subset=5&subsetting=deterministic&policy=round_robin&cost_spread=1000&machine_spread=2&duration=30s",
-		Predict: "Every backend gets the same number of requests. Will they be equally busy?",
-		Text: "Simple round robin sends each backend the same number of requests, but queries differ " +
-			"in cost and machines in speed, so the busiest backend works 2.80 times as hard as " +
+		Title:    "Round robin's spread",
+		URL:      "/loadbalance?clients=50&backends=50&subset=5&subsetting=deterministic&policy=round_robin&cost_spread=1000&machine_spread=2&duration=30s",
+		Question: "Simple round robin sends every backend the same number of requests. Will the backends be equally busy?",
+		Explanation: "No: queries differ in cost and machines in speed, so the busiest backend works 2.80 times as hard as " +
 			"the idlest (the chapter saw up to twice), and 40.3% of the CPU is wasted waiting for it.",
 	}, {
 		Title: "Least-loaded and weighted round robin",
@@ -48,10 +47,10 @@ var tours = []lab.Tour{{
 			"round robin also uses what backends report about their utilisation. Both narrow the " +
 			"spread of round robin's 2.80×: least-loaded to 1.80×, weighted round robin the most, to 1.35×.",
 	}, {
-		Title:   "A backend that fails fast",
-		URL:     "/loadbalance?clients=50&backends=50&subset=5&subsetting=deterministic&duration=30s&failing=1",
-		Predict: "One backend answers every request at once with an error. Which policy sends it the most requests?",
-		Text: "Least-loaded round robin sees the failing backend with no requests in flight and sends it 559 requests where round robin " +
+		Title:    "A backend that fails fast",
+		URL:      "/loadbalance?clients=50&backends=50&subset=5&subsetting=deterministic&duration=30s&failing=1",
+		Question: "One backend answers every request at once with an error. Which policy sends it the most requests?",
+		Explanation: "Least-loaded round robin sees the failing backend with no requests in flight and sends it 559 requests where round robin " +
 			"sends 303: a sinkhole. Weighted round robin counts the errors it reports against it and sends it 45. Tick “Count errors as " +
 			"active” (Advanced) and least-loaded sends it 124. It shows here because each client has about 4 requests in flight over " +
 			"subsets of 5; at the default subsets of 30 most backends look idle to a client anyway.",

@@ -2,8 +2,9 @@
 // (spec.tours). A step is addressed by the fragment #tour={name}/{n} (n from 1) on its URL;
 // the tour panel shows it, Previous and Next (or the keys [ and ], Page Up and Page Down, as
 // a presenter's clicker sends) move to the neighbouring step's scenario. A step that asks the
-// class to predict hides the charts until someone clicks "Reveal". While the page follows a
-// room, the room's presenter moves the steps.
+// class to predict shows only its question, and hides the charts, the tables and its
+// explanation (saying so) until someone clicks "Reveal" (state.setRevealed, the page's one
+// "revealed" flag). While the page follows a room, the room's presenter moves the steps.
 import { decode } from "./params.js";
 import { readFragment, setFragment } from "./fragment.js";
 import { el } from "./dom.js";
@@ -22,7 +23,6 @@ export function wireTour(state) {
     go: (id) => { const s = parse(id); if (s) go(s); },
   };
   let cur = parse(readFragment().tour);
-  let revealed = false;
 
   // The Tours menu: each tour's first step; a click stays on this page (and in its room).
   const menu = el("details", { class: "tours-menu" }, el("summary", {}, "Tours"));
@@ -53,10 +53,8 @@ export function wireTour(state) {
   // go moves to step s: its fragment, then its scenario (which a presenter sends to the room
   // with the step).
   function go(s) {
-    revealed = false;
-    cur = s;
+    show(s);
     setFragment({ tour: api.current() });
-    render();
     const u = s.tour.steps[s.n - 1].url;
     const i = u.indexOf("?");
     state.setScenario(decode(spec, i < 0 ? "" : u.slice(i + 1)), "tour");
@@ -66,17 +64,21 @@ export function wireTour(state) {
     const s = parse(id);
     const same = s && cur && s.tour === cur.tour && s.n === cur.n;
     if (same) return;
-    revealed = false;
-    cur = s;
+    show(s);
     setFragment({ tour: s ? id : null });
-    render();
   }
 
   function end() {
-    cur = null;
+    show(null);
     setFragment({ tour: null });
-    render();
     api.onEnd();
+  }
+
+  // show puts step s (null: none) in the panel; a new step's answer is hidden again.
+  function show(s) {
+    cur = s;
+    state.setRevealed(false);
+    render();
   }
 
   const locked = () => state.view.following;
@@ -88,7 +90,8 @@ export function wireTour(state) {
 
   function render() {
     menu.hidden = locked();
-    root.classList.toggle("predicting", !!(cur && cur.tour.steps[cur.n - 1].predict && !revealed));
+    const revealed = state.view.revealed;
+    root.classList.toggle("predicting", !!(cur && cur.tour.steps[cur.n - 1].question && !revealed));
     if (!cur) {
       panel.hidden = true;
       panel.replaceChildren();
@@ -105,19 +108,26 @@ export function wireTour(state) {
     const kids = [
       el("p", { class: "tour-name" }, `Tour: ${cur.tour.title} · `, el("span", { class: "tour-count" }, `step ${cur.n} of ${m}`)),
       el("h2", { id: "tour-title" }, s.title),
-      el("p", { class: "tour-text" }, s.text),
     ];
-    if (s.predict && !revealed) {
-      kids.push(el("p", { class: "tour-predict" }, el("strong", {}, "Predict: "), s.predict),
-        btn("tour-reveal", "Reveal", "Reveal the charts", () => { revealed = true; render(); }, false));
+    if (!s.question) kids.push(el("p", { class: "tour-text" }, s.text));
+    else {
+      kids.push(el("p", { class: "tour-predict" }, el("strong", {}, "Predict: "), s.question));
+      // The answer is not in the page until it is revealed: not shown, not read out.
+      if (!revealed) {
+        kids.push(el("p", { class: "tour-hidden" }, "The charts, the tables and the answer are hidden until you reveal them."),
+          btn("tour-reveal", "Reveal", "Reveal the answer", () => state.setRevealed(true), false));
+      } else kids.push(el("p", { class: "tour-explanation", tabindex: "-1" }, el("strong", {}, "Answer: "), s.explanation));
     }
     kids.push(el("div", { class: "tour-nav" },
       btn("tour-prev", "Previous", "Previous step", () => step(-1), locked() || cur.n === 1),
       btn("tour-next", "Next", "Next step", () => step(1), locked() || cur.n === m),
       locked() ? "" : btn("tour-end", "End tour", "End the tour", end, false),
       el("span", { class: "help" }, locked() ? "The presenter moves the steps." : "Keys: [ and ] (or Page Up and Page Down)")));
+    const focused = panel.contains(document.activeElement) && document.activeElement.matches(".tour-reveal");
     panel.replaceChildren(...kids);
     panel.hidden = false;
+    // Whoever revealed hears the answer next.
+    if (focused && revealed) panel.querySelector(".tour-explanation")?.focus();
   }
 
   document.addEventListener("keydown", (e) => {
@@ -136,9 +146,10 @@ export function wireTour(state) {
   // Back and Forward bring the step of their entry.
   addEventListener("popstate", () => {
     const s = parse(readFragment().tour);
-    if (s?.tour !== cur?.tour || s?.n !== cur?.n) { cur = s; revealed = false; render(); }
+    if (s?.tour !== cur?.tour || s?.n !== cur?.n) show(s);
   });
   state.on("values", ({ source }) => { if (source === "follow") render(); });
+  state.on("reveal", render);
   render();
   return api;
 }
