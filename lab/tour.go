@@ -35,6 +35,11 @@ type Step struct {
 	// Explanation answers the Question, in our own words, with what the scenario shows; the
 	// page shows it only after Reveal.
 	Explanation string `json:"explanation,omitempty"`
+	// Focus names the chart or table (by id) the step is about: projector view shows it.
+	Focus string `json:"focus,omitempty"`
+	// Controls names the parameters the step is about: projector view shows their controls
+	// beside the chart.
+	Controls []string `json:"controls,omitempty"`
 }
 
 // Predicts reports whether the step asks the class to predict before it reveals.
@@ -60,8 +65,9 @@ func (l *Lab) FindStep(id string) (Tour, int, bool) {
 
 // CheckTours reports the first problem with l's tours: a name that is missing, repeated or
 // not URL-safe, a step without title or text, a prediction without its question or its
-// explanation or with a text shown before the reveal, or a step URL that is not one of l's
-// scenarios (keeping its rules across parameters) in canonical form.
+// explanation or with a text shown before the reveal, a focus that names no chart or table of
+// l's view, controls that name no parameter, or a step URL that is not one of l's scenarios
+// (keeping its rules across parameters) in canonical form.
 func (l *Lab) CheckTours() error {
 	seen := map[string]bool{}
 	for _, t := range l.Tours {
@@ -87,6 +93,14 @@ func (l *Lab) CheckTours() error {
 			case s.Question == "" && s.Text == "":
 				return fmt.Errorf("%s: needs a text, or a question and its explanation", where)
 			}
+			if s.Focus != "" && !l.View.has(s.Focus) {
+				return fmt.Errorf("%s: focus %q is no chart or table of the lab's view", where, s.Focus)
+			}
+			for _, c := range s.Controls {
+				if _, ok := l.Params.Lookup(c); !ok {
+					return fmt.Errorf("%s: control %q is no parameter of the lab", where, c)
+				}
+			}
 			u, err := url.Parse(s.URL)
 			if err != nil || u.Path != "/"+l.Name || u.Fragment != "" {
 				return fmt.Errorf("%s: URL %q is not a scenario of this lab", where, s.URL)
@@ -101,4 +115,19 @@ func (l *Lab) CheckTours() error {
 		}
 	}
 	return nil
+}
+
+// has reports whether id names a chart or a table of v.
+func (v View) has(id string) bool {
+	for _, c := range v.Charts {
+		if c.ID == id {
+			return true
+		}
+	}
+	for _, t := range v.Tables {
+		if t.ID == id {
+			return true
+		}
+	}
+	return false
 }
