@@ -26,6 +26,7 @@ type memRoom struct {
 	keyHash   string
 	owner     string
 	followers map[string]int
+	presenters map[string]int
 }
 
 // SweepEvery is how often the memory store forgets rooms past their TTL.
@@ -102,7 +103,7 @@ func (m *Memory) Create(_ context.Context, r Room, keyHash, owner string) error 
 		return ErrOwnerFull
 	}
 	r.Active = m.now()
-	m.rooms[r.Code] = &memRoom{Room: r, keyHash: keyHash, owner: owner, followers: map[string]int{}}
+	m.rooms[r.Code] = &memRoom{Room: r, keyHash: keyHash, owner: owner, followers: map[string]int{}, presenters: map[string]int{}}
 	if owner != "" {
 		m.owners[owner]++
 	}
@@ -135,14 +136,14 @@ func (m *Memory) Present(_ context.Context, code, key string) (bool, error) {
 }
 
 // Update changes a room and tells its watchers.
-func (m *Memory) Update(_ context.Context, code, url, step string) (Room, error) {
+func (m *Memory) Update(_ context.Context, code string, s State) (Room, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r, ok := m.get(code)
 	if !ok {
 		return Room{}, ErrNotFound
 	}
-	r.URL, r.Step, r.Active = url, step, m.now()
+	r.URL, r.Step, r.Revealed, r.RevealOpen, r.Active = s.URL, s.Step, s.Revealed, s.RevealOpen, m.now()
 	r.Version++
 	m.notify(code, r.Room)
 	return r.Room, nil
@@ -232,6 +233,42 @@ func (m *Memory) Followers(_ context.Context, code string) (int, error) {
 		n += c
 	}
 	return n, nil
+}
+
+// SetPresenters records a server's presenter connections.
+func (m *Memory) SetPresenters(_ context.Context, code, replica string, n int) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, ok := m.get(code)
+	if !ok {
+		return ErrNotFound
+	}
+	if r.presenters[replica] == n {
+		return nil
+	}
+	if n == 0 {
+		delete(r.presenters, replica)
+	} else {
+		r.presenters[replica] = n
+	}
+	r.Presenters = 0
+	for _, c := range r.presenters {
+		r.Presenters += c
+	}
+	m.notify(code, r.Room)
+	return nil
+}
+
+// End forgets a room, closing its watchers' channels.
+func (m *Memory) End(_ context.Context, code string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, ok := m.get(code)
+	if !ok {
+		return ErrNotFound
+	}
+	m.remove(code, r)
+	return nil
 }
 
 // Close stops the sweeper.
