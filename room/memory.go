@@ -23,9 +23,9 @@ type Memory struct {
 
 type memRoom struct {
 	Room
-	keyHash   string
-	owner     string
-	followers map[string]int
+	keyHash    string
+	owner      string
+	followers  map[string]int
 	presenters map[string]int
 }
 
