@@ -22,6 +22,10 @@ export function wireTour(state) {
 
   const api = {
     onEnd: () => {},
+    // canReveal: whether this page may reveal a step's answer itself (a room's follower may
+    // not, unless its presenter allows it); refresh shows a change of it.
+    canReveal: () => true,
+    refresh: () => render(),
     // The step on show is the address's (Back may have changed it a moment before this page
     // hears of it).
     current: () => { const s = parse(readFragment().tour); return s ? `${s.tour.name}/${s.n}` : ""; },
@@ -140,10 +144,10 @@ export function wireTour(state) {
     else {
       kids.push(el("p", { class: "tour-predict" }, el("strong", {}, "Predict: "), s.question));
       // The answer is not in the page until it is revealed: not shown, not read out.
-      if (!revealed) {
+      if (!revealed && api.canReveal()) {
         kids.push(el("p", { class: "tour-hidden" }, "The charts, the tables and the answer are hidden until you reveal them."),
           btn("tour-reveal", "Reveal", "Reveal the answer", () => state.setRevealed(true), false));
-      } else kids.push(el("p", { class: "tour-explanation", tabindex: "-1" }, el("strong", {}, "Answer: "), s.explanation));
+      } else if (!revealed) kids.push(el("p", { class: "tour-hidden" }, "The charts, the tables and the answer are hidden until the presenter reveals them.")); else kids.push(el("p", { class: "tour-explanation", tabindex: "-1" }, el("strong", {}, "Answer: "), s.explanation));
     }
     kids.push(el("div", { class: "tour-nav" },
       btn("tour-prev", "Previous", "Previous step", () => step(-1), locked() || cur.n === 1),
