@@ -202,19 +202,30 @@ func (m *Memory) notify(code string, r Room) {
 
 // SetFollowers records a server's followers.
 func (m *Memory) SetFollowers(_ context.Context, code, replica string, n int) error {
+	return m.setCount(code, func(r *memRoom) map[string]int { return r.followers }, replica, n)
+}
+
+// setCount records a server's count n in the counts of a room, and tells its watchers of a
+// change.
+func (m *Memory) setCount(code string, counts func(*memRoom) map[string]int, replica string, n int) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r, ok := m.get(code)
 	if !ok {
 		return ErrNotFound
 	}
-	if r.followers[replica] == n {
+	c := counts(r)
+	if c[replica] == n {
 		return nil
 	}
 	if n == 0 {
-		delete(r.followers, replica)
+		delete(c, replica)
 	} else {
-		r.followers[replica] = n
+		c[replica] = n
+	}
+	r.Presenters = 0
+	for _, p := range r.presenters {
+		r.Presenters += p
 	}
 	m.notify(code, r.Room)
 	return nil
@@ -237,26 +248,7 @@ func (m *Memory) Followers(_ context.Context, code string) (int, error) {
 
 // SetPresenters records a server's presenter connections.
 func (m *Memory) SetPresenters(_ context.Context, code, replica string, n int) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	r, ok := m.get(code)
-	if !ok {
-		return ErrNotFound
-	}
-	if r.presenters[replica] == n {
-		return nil
-	}
-	if n == 0 {
-		delete(r.presenters, replica)
-	} else {
-		r.presenters[replica] = n
-	}
-	r.Presenters = 0
-	for _, c := range r.presenters {
-		r.Presenters += c
-	}
-	m.notify(code, r.Room)
-	return nil
+	return m.setCount(code, func(r *memRoom) map[string]int { return r.presenters }, replica, n)
 }
 
 // End forgets a room, closing its watchers' channels.
