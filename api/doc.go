@@ -83,7 +83,7 @@
 //
 // A room is a live teaching session. A presenter creates a room for a scenario
 // (POST /api/v1/rooms); followers open its join page and see, live, the scenario the presenter
-// drives from the presenter page. A room's state is its current URL and tour step, kept in a
+// drives from the presenter page. A room's state is its current URL, tour step and reveal, kept in a
 // room.Store shared by every replica; each server with participants in a room runs one
 // driver for it — it computes the room's scenario once, through the hub — and fans the
 // frames out to its local participants through a broadcast: encoded once, the same bytes to
@@ -91,13 +91,18 @@
 //
 // The room stream (GET /api/v1/rooms/{code}/stream) speaks the lab stream's protocol, plus:
 //
-//	{"type": "room", "code", "lab", "url", "step", "version", "followers", "presenter"}
+//	{"type": "room", "code", "lab", "url", "step", "revealed", "reveal_open", "version",
+//	 "followers", "presenters", "presenter"}
 //
 // sent first and whenever the room changes (presenter is true on the presenter's own
-// connection); the run frames' ids are the room's version, and the room message of a version
-// comes before its run. A connection becomes the presenter by sending {"type": "present",
-// "key": "..."}; then its params messages ({"type": "params", "id", "query", "step"}) move the
-// room. A follower's params message is answered with an error and changes nothing.
+// connection; presenters counts the presenter connections over every server, 0 when the
+// presenter has gone); the run frames' ids are the room's version, and the room message of a
+// version comes before its run. A connection becomes the presenter by sending {"type":
+// "present", "key": "..."}; then its params messages ({"type": "params", "id", "query", "step",
+// "revealed", "reveal_open"}) set the room's whole state — scenario, tour step, whether the
+// step's answer is revealed and whether followers may reveal it for themselves — and
+// {"type": "end"} ends the room: every participant's stream closes with StatusRoomEnded. A
+// follower's params or end message is answered with an error and changes nothing.
 //
 // Limits: a client (a remote address; see clientOf) may open 5 rooms at once, then one every
 // 10 seconds, and keep at most room.Limits.PerOwner (20) open; the store keeps at most

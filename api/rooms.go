@@ -51,26 +51,27 @@ const (
 
 // liveRoom is a room with participants on this server.
 type liveRoom struct {
-	code      string
-	lab       *lab.Lab
-	b         *broadcast
-	ctx       context.Context // ends, with its cause, when the room ends here
-	cancel    context.CancelCauseFunc
-	d         *driver
-	followers int // local followers (presenters not counted)
-	members   int // local connections
-	room      room.Room
-	total     int           // followers over every server, as last read
-	changes   chan change   // the presenters' newest change not yet stored
-	counts    chan struct{} // the follower count has changed
-	counted   chan struct{} // closed when countFollowers has returned
+	code       string
+	lab        *lab.Lab
+	b          *broadcast
+	ctx        context.Context // ends, with its cause, when the room ends here
+	cancel     context.CancelCauseFunc
+	d          *driver
+	followers  int // local followers (presenters not counted)
+	presenters int // local presenter connections
+	members    int // local connections
+	room       room.Room
+	total      int           // followers over every server, as last read
+	changes    chan change   // the presenters' newest change not yet stored
+	counts     chan struct{} // the follower count has changed
+	counted    chan struct{} // closed when countFollowers has returned
 }
 
 // change is a presenter's change of the room, and where to tell its outcome.
 type change struct {
-	id        int64
-	url, step string
-	reply     func(reply) error
+	id    int64
+	state room.State
+	reply func(reply) error
 }
 
 func newRoomServer(s *Server, store room.Store, replica string) *roomServer {
@@ -103,6 +104,11 @@ type roomInfo struct {
 	Step      string `json:"step"`
 	Version   int64  `json:"version"`
 	Followers int    `json:"followers"`
+	// The reveal of the step on show, and the presenter connections (0: the presenter has
+	// gone).
+	Revealed   bool `json:"revealed"`
+	RevealOpen bool `json:"reveal_open"`
+	Presenters int  `json:"presenters"`
 }
 
 // errRoomNotFound is an unknown or expired room.
@@ -182,7 +188,8 @@ func (rs *roomServer) getRoom(w http.ResponseWriter, r *http.Request) {
 		rs.s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, roomInfo{Code: rm.Code, Lab: rm.Lab, URL: rm.URL, Step: rm.Step, Version: rm.Version, Followers: n})
+	writeJSON(w, http.StatusOK, roomInfo{Code: rm.Code, Lab: rm.Lab, URL: rm.URL, Step: rm.Step, Version: rm.Version, Followers: n,
+		Revealed: rm.Revealed, RevealOpen: rm.RevealOpen, Presenters: rm.Presenters})
 }
 
 // lookup returns the room of the code a request's path names, as typed, or errRoomNotFound.
@@ -298,13 +305,18 @@ func (rs *roomServer) stream(w http.ResponseWriter, r *http.Request) {
 	go rs.presenting(ctx, lr, keys, &presenter, own, stopFollowing)
 	ws.reading = true
 	go ws.readLoop(cancel, func(b []byte) error {
-		m, err := decodeOf(b, "params", "present")
+		m, err := decodeOf(b, "params", "present", "end")
 		if err != nil {
 			return err
 		}
 		switch m.Type {
 		case "present":
 			offerNewest(keys, m.Key)
+		case "end":
+			if !presenter.Load() {
+				return own(reply{Type: "error", ID: m.ID, Error: "only the presenter can end the room"})
+			}
+			go rs.endRoom(lr, own)
 		case "params":
 			if !presenter.Load() {
 				return own(reply{Type: "error", ID: m.ID, Error: errNotPresenter.Msg})
@@ -321,7 +333,8 @@ func (rs *roomServer) stream(w http.ResponseWriter, r *http.Request) {
 				_, body := statusOf(err)
 				return own(reply{Type: "error", ID: m.ID, Error: body.Error, Param: body.Param})
 			}
-			offerNewest(lr.changes, change{id: m.ID, url: lr.lab.URL(v), step: m.Step, reply: own})
+			offerNewest(lr.changes, change{id: m.ID, reply: own,
+				state: room.State{URL: lr.lab.URL(v), Step: m.Step, Revealed: m.Revealed, RevealOpen: m.RevealOpen}})
 		}
 		return nil
 	})
@@ -403,18 +416,33 @@ func (rs *roomServer) roomReply(lr *liveRoom, presenter bool) reply {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	return reply{Type: "room", Room: &roomState{Code: lr.code, Lab: lr.lab.Name, URL: lr.room.URL, Step: lr.room.Step,
-		Version: lr.room.Version, Followers: lr.total, Presenter: presenter}}
+		Revealed: lr.room.Revealed, RevealOpen: lr.room.RevealOpen,
+		Version: lr.room.Version, Followers: lr.total, Presenters: lr.room.Presenters, Presenter: presenter}}
+}
+
+// endRoom ends lr at its presenter's request: the store forgets it, and its watches — on
+// every server — end the room's streams with StatusRoomEnded.
+func (rs *roomServer) endRoom(lr *liveRoom, own func(reply) error) {
+	ctx, cancel := context.WithTimeout(lr.ctx, storeTimeout)
+	defer cancel()
+	if err := rs.store.End(ctx, lr.code); err != nil && !errors.Is(err, room.ErrNotFound) && lr.ctx.Err() == nil {
+		rs.s.log.Warn("room end", "room", lr.code, "err", err)
+		_ = own(reply{Type: "error", Error: "the room's store is unavailable, and the room was not ended; try again shortly"})
+	}
 }
 
 // roomState is the body of a room message.
 type roomState struct {
-	Code      string `json:"code"`
-	Lab       string `json:"lab"`
-	URL       string `json:"url"`
-	Step      string `json:"step"`
-	Version   int64  `json:"version"`
-	Followers int    `json:"followers"`
-	Presenter bool   `json:"presenter"`
+	Code       string `json:"code"`
+	Lab        string `json:"lab"`
+	URL        string `json:"url"`
+	Step       string `json:"step"`
+	Revealed   bool   `json:"revealed"`
+	RevealOpen bool   `json:"reveal_open"`
+	Version    int64  `json:"version"`
+	Followers  int    `json:"followers"`
+	Presenters int    `json:"presenters"`
+	Presenter  bool   `json:"presenter"`
 }
 
 // storeTimeout bounds the store's answer to a request (and to a participant joining or
@@ -579,7 +607,7 @@ func (rs *roomServer) storeChanges(ctx context.Context, lr *liveRoom) {
 		if !ok {
 			return
 		}
-		_, err := rs.store.Update(ctx, lr.code, c.url, c.step)
+		_, err := rs.store.Update(ctx, lr.code, c.state)
 		switch {
 		case err == nil, ctx.Err() != nil:
 		case errors.Is(err, room.ErrNotFound):
@@ -592,10 +620,11 @@ func (rs *roomServer) storeChanges(ctx context.Context, lr *liveRoom) {
 	}
 }
 
-// becamePresenter takes a follower off the room's follower count.
+// becamePresenter takes a follower off the room's follower count, onto its presenters'.
 func (rs *roomServer) becamePresenter(lr *liveRoom) {
 	rs.mu.Lock()
 	lr.followers--
+	lr.presenters++
 	rs.mu.Unlock()
 	rs.recount(lr)
 }
@@ -607,6 +636,8 @@ func (rs *roomServer) leave(lr *liveRoom, presenter bool) {
 	lr.members--
 	if !presenter {
 		lr.followers--
+	} else {
+		lr.presenters--
 	}
 	last := lr.members == 0
 	if last && rs.rooms[lr.code] == lr {
@@ -627,6 +658,9 @@ func (rs *roomServer) leave(lr *liveRoom, presenter bool) {
 	if err := rs.store.SetFollowers(ctx, lr.code, rs.replica, 0); err != nil && !errors.Is(err, room.ErrNotFound) {
 		rs.s.log.Warn("room followers", "room", lr.code, "err", err)
 	}
+	if err := rs.store.SetPresenters(ctx, lr.code, rs.replica, 0); err != nil && !errors.Is(err, room.ErrNotFound) {
+		rs.s.log.Warn("room presenters", "room", lr.code, "err", err)
+	}
 }
 
 // recount asks for this server's followers of lr to be recorded.
@@ -637,6 +671,7 @@ func (rs *roomServer) recount(lr *liveRoom) { offerNewest(lr.counts, struct{}{})
 // goroutines.
 func (rs *roomServer) countFollowers(ctx context.Context, lr *liveRoom) {
 	defer close(lr.counted)
+	stored := 0 // presenters last recorded
 	for {
 		select {
 		case <-lr.counts:
@@ -644,10 +679,15 @@ func (rs *roomServer) countFollowers(ctx context.Context, lr *liveRoom) {
 			return
 		}
 		rs.mu.Lock()
-		n := lr.followers
+		n, p := lr.followers, lr.presenters
 		rs.mu.Unlock()
 		sctx, cancel := context.WithTimeout(ctx, storeTimeout)
 		err := rs.store.SetFollowers(sctx, lr.code, rs.replica, n)
+		if err == nil && p != stored {
+			if err = rs.store.SetPresenters(sctx, lr.code, rs.replica, p); err == nil {
+				stored = p
+			}
+		}
 		cancel()
 		if err != nil && ctx.Err() == nil && !errors.Is(err, room.ErrNotFound) {
 			rs.s.log.Warn("room followers", "room", lr.code, "err", err)

@@ -29,6 +29,10 @@ type RoomReply struct {
 		Version   int64  `json:"version"`
 		Followers int    `json:"followers"`
 		Presenter bool   `json:"presenter"`
+
+		Revealed   bool `json:"revealed"`
+		RevealOpen bool `json:"reveal_open"`
+		Presenters int  `json:"presenters"`
 	} `json:"room"`
 }
 
@@ -245,6 +249,10 @@ type RoomInfo struct {
 	Step      string `json:"step"`
 	Version   int64  `json:"version"`
 	Followers int    `json:"followers"`
+
+	Revealed   bool `json:"revealed"`
+	RevealOpen bool `json:"reveal_open"`
+	Presenters int  `json:"presenters"`
 }
 
 // MustRoomInfo gets a room.

@@ -33,6 +33,9 @@ type request struct {
 	Query string `json:"query"`
 	Key   string `json:"key,omitempty"`
 	Step  string `json:"step,omitempty"`
+	// A room's presenter sends the reveal with the step (see rooms.go).
+	Revealed   bool `json:"revealed,omitempty"`
+	RevealOpen bool `json:"reveal_open,omitempty"`
 }
 
 // decodeMessage validates one client message of a lab's stream: a JSON object with type

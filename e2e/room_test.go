@@ -77,8 +77,11 @@ func TestRoomPage(t *testing.T) {
 	if b.Code != code || b.Link != srv.URL+"/join/"+code || b.QR != "/join/"+code+"/qr.svg" || b.PresentShown {
 		t.Errorf("presenter's room bar = %+v, want code %s, its join link and QR code", b, code)
 	}
-	if len(b.Hash) < len("#key=")+8 || b.Hash[:5] != "#key=" || b.Search != "?clients=50&trials=10&sweep=off" {
-		t.Errorf("presenter's address = %s%s, want the scenario and #key=…", b.Search, b.Hash)
+	if b.Hash != "" || b.Search != "?clients=50&trials=10&sweep=off" {
+		t.Errorf("presenter's address = %s%s, want the scenario and no key", b.Search, b.Hash)
+	}
+	if k := eval[string](t, pres, `sessionStorage.getItem("playground-room-key:" + window.__playground.room.code) ?? ""`); len(k) < 40 {
+		t.Errorf("the presenter's tab keeps no key (%q)", k)
 	}
 	if eval[bool](t, pres, `document.getElementById("controls").inert || window.__playground.state.view.following`) {
 		t.Errorf("the presenter's controls take no input")
@@ -172,13 +175,13 @@ func TestRoomPage(t *testing.T) {
 		}
 		step := tour.Steps[n-1]
 		id := fmt.Sprintf("%s/%d", tour.Name, n)
-		waitFor(t, fol, fmt.Sprintf(`document.querySelector("#tour .tour-text")?.textContent === %q && decodeURIComponent(location.search) === %q`,
-			step.Text, step.URL[len("/backoff"):]))
+		waitFor(t, fol, fmt.Sprintf(`document.getElementById("tour-title")?.textContent === %q && decodeURIComponent(location.search) === %q`,
+			step.Title, step.URL[len("/backoff"):]))
 		if h := eval[string](t, fol, `location.hash`); h != "#tour="+id {
 			t.Errorf("follower's fragment = %q, want #tour=%s", h, id)
 		}
-		if h := eval[string](t, pres, `location.hash`); h != b.Hash+"&tour="+id {
-			t.Errorf("presenter's fragment = %q, want its key and tour=%s", h, id)
+		if h := eval[string](t, pres, `location.hash`); h != "#tour="+id {
+			t.Errorf("presenter's fragment = %q, want tour=%s and no key", h, id)
 		}
 		if r := roomOf(t, srv.URL, code); r.Step != id || r.URL != step.URL {
 			t.Errorf("room = %+v, want step %s at %s", r, id, step.URL)
@@ -220,7 +223,7 @@ func TestRoomUnknownCode(t *testing.T) {
 
 // TestRoomPresenterLink opens a room from outside (POST /api/v1/rooms) and its presenter_url
 // in a page: the page presents (its controls take input, its moves reach the room) and keeps
-// the key in the fragment only; a join link with a wrong key follows instead.
+// the key out of the address bar (in the tab's sessionStorage); a join link with a wrong key follows instead.
 func TestRoomPresenterLink(t *testing.T) {
 	srv := MustOpenServer(t)
 	res, err := http.Post(srv.URL+"/api/v1/rooms", "application/json", strings.NewReader(`{"url": "/backoff?clients=40&trials=10&sweep=off"}`))
@@ -252,8 +255,11 @@ func TestRoomPresenterLink(t *testing.T) {
 	if r := roomOf(t, srv.URL, created.Code); r.URL != "/backoff?clients=45&trials=10&sweep=off" {
 		t.Errorf("room URL = %q, want the presenter's move", r.URL)
 	}
-	if h := eval[string](t, pres, `location.hash`); "/join/"+created.Code+h != created.PresenterURL {
-		t.Errorf("presenter's fragment = %q, want the key of %s", h, created.PresenterURL)
+	if h := eval[string](t, pres, `location.hash`); h != "" {
+		t.Errorf("presenter's fragment = %q, want the key moved out of the address bar", h)
+	}
+	if k := eval[string](t, pres, `sessionStorage.getItem("playground-room-key:`+created.Code+`") ?? ""`); "/join/"+created.Code+"#key="+k != created.PresenterURL {
+		t.Errorf("presenter's tab keeps the key %q, want the key of %s", k, created.PresenterURL)
 	}
 
 	wrong := MustOpenTab(t)

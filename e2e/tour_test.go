@@ -29,7 +29,7 @@ const tourViewJS = `(() => { const q = (s) => document.querySelector(s)?.textCon
 // TestTourEveryStep opens every step of every tour of every registered lab at its address
 // (url#tour=name/n), as the front page links them: the step's scenario runs to its final
 // result without an error, and the panel shows the step's title, text and place; a step that
-// asks for a prediction hides the charts until "Reveal".
+// asks for a prediction hides the charts until "Reveal", which shows its explanation.
 func TestTourEveryStep(t *testing.T) {
 	srv := MustOpenServer(t)
 	for _, l := range labs.Registry().All() {
@@ -51,17 +51,20 @@ func TestTourEveryStep(t *testing.T) {
 					if len(v.Errors) > 0 {
 						t.Errorf("the step's scenario failed: %q", v.Errors)
 					}
-					if step.Predict == "" {
+					if !step.Predicts() {
 						if v.Predicting {
 							t.Errorf("charts hidden on a step without a prediction")
 						}
 						return
 					}
-					if !v.Predicting || v.Predict != "Predict: "+step.Predict {
-						t.Errorf("predict step: hidden = %v, question = %q; want the charts hidden and %q", v.Predicting, v.Predict, step.Predict)
+					if !v.Predicting || v.Predict != "Predict: "+step.Question {
+						t.Errorf("predict step: hidden = %v, question = %q; want the charts hidden and %q", v.Predicting, v.Predict, step.Question)
 					}
 					click(t, ctx, "#tour .tour-reveal")
 					waitFor(t, ctx, `!document.getElementById("lab").classList.contains("predicting") && !document.querySelector("#tour .tour-reveal")`)
+					if got := eval[string](t, ctx, `document.querySelector("#tour .tour-explanation")?.textContent ?? ""`); got != "Answer: "+step.Explanation {
+						t.Errorf("revealed: %q, want the explanation %q", got, step.Explanation)
+					}
 				})
 			}
 		}

@@ -17,16 +17,33 @@ type Tour struct {
 	Steps []Step `json:"steps"`
 }
 
-// A Step is one scenario of a tour.
+// A Step is one scenario of a tour: either a step that shows and says (Text), or a step that
+// asks the class to predict (Question) and answers only once revealed (Explanation). A
+// prediction's page hides the charts and tables until someone reveals them, so the words shown
+// before must not give the answer away: its question stands alone, with no Text.
 type Step struct {
 	Title string `json:"title"`
 	// URL is the scenario in canonical form (the lab's path and its non-default parameters).
 	URL string `json:"url"`
-	// Text is two or three sentences in our own words on what the scenario shows.
-	Text string `json:"text"`
-	// Predict, when set, is a question the class answers before the charts are revealed.
-	Predict string `json:"predict,omitempty"`
+	// Text is two or three sentences in our own words on what the scenario shows. A step that
+	// asks for a prediction has none.
+	Text string `json:"text,omitempty"`
+	// Question, when set, makes the step a prediction: the class answers it before the charts,
+	// the tables and the Explanation are revealed. It sets the scene (what the scenario is) and
+	// asks; it never states what the scenario shows.
+	Question string `json:"question,omitempty"`
+	// Explanation answers the Question, in our own words, with what the scenario shows; the
+	// page shows it only after Reveal.
+	Explanation string `json:"explanation,omitempty"`
+	// Focus names the chart or table (by id) the step is about: projector view shows it.
+	Focus string `json:"focus,omitempty"`
+	// Controls names the parameters the step is about: projector view shows their controls
+	// beside the chart.
+	Controls []string `json:"controls,omitempty"`
 }
+
+// Predicts reports whether the step asks the class to predict before it reveals.
+func (s Step) Predicts() bool { return s.Question != "" }
 
 // FindStep returns the step named id ("{tour}/{n}") among l's tours.
 func (l *Lab) FindStep(id string) (Tour, int, bool) {
@@ -47,7 +64,9 @@ func (l *Lab) FindStep(id string) (Tour, int, bool) {
 }
 
 // CheckTours reports the first problem with l's tours: a name that is missing, repeated or
-// not URL-safe, a step without title or text, or a step URL that is not one of l's scenarios
+// not URL-safe, a step without title or text, a prediction without its question or its
+// explanation or with a text shown before the reveal, a focus that names no chart or table of
+// l's view, controls that name no parameter, or a step URL that is not one of l's scenarios
 // (keeping its rules across parameters) in canonical form.
 func (l *Lab) CheckTours() error {
 	seen := map[string]bool{}
@@ -64,8 +83,23 @@ func (l *Lab) CheckTours() error {
 		}
 		for i, s := range t.Steps {
 			where := fmt.Sprintf("lab %s: tour %s, step %d", l.Name, t.Name, i+1)
-			if s.Title == "" || s.Text == "" {
-				return fmt.Errorf("%s: needs a title and text", where)
+			switch {
+			case s.Title == "":
+				return fmt.Errorf("%s: needs a title", where)
+			case (s.Question == "") != (s.Explanation == ""):
+				return fmt.Errorf("%s: a prediction needs both a question and its explanation", where)
+			case s.Question != "" && s.Text != "":
+				return fmt.Errorf("%s: a prediction shows only its question before the reveal; move the text into the question or the explanation", where)
+			case s.Question == "" && s.Text == "":
+				return fmt.Errorf("%s: needs a text, or a question and its explanation", where)
+			}
+			if s.Focus != "" && !l.View.has(s.Focus) {
+				return fmt.Errorf("%s: focus %q is no chart or table of the lab's view", where, s.Focus)
+			}
+			for _, c := range s.Controls {
+				if _, ok := l.Params.Lookup(c); !ok {
+					return fmt.Errorf("%s: control %q is no parameter of the lab", where, c)
+				}
 			}
 			u, err := url.Parse(s.URL)
 			if err != nil || u.Path != "/"+l.Name || u.Fragment != "" {
@@ -81,4 +115,19 @@ func (l *Lab) CheckTours() error {
 		}
 	}
 	return nil
+}
+
+// has reports whether id names a chart or a table of v.
+func (v View) has(id string) bool {
+	for _, c := range v.Charts {
+		if c.ID == id {
+			return true
+		}
+	}
+	for _, t := range v.Tables {
+		if t.ID == id {
+			return true
+		}
+	}
+	return false
 }

@@ -19,7 +19,15 @@ func TestCheckTours(t *testing.T) {
 		{"bad name", []lab.Tour{{Name: "A b", Title: "A", Steps: []lab.Step{step("/t")}}}, "tour name"},
 		{"twice", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{step("/t")}}, {Name: "a", Title: "B", Steps: []lab.Step{step("/t")}}}, "declared twice"},
 		{"no steps", []lab.Tour{{Name: "a", Title: "A"}}, "needs a title and steps"},
-		{"no text", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t"}}}}, "needs a title and text"},
+		{"no text", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t"}}}}, "needs a text, or a question and its explanation"},
+		{"no title", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{URL: "/t", Text: "Look."}}}}, "needs a title"},
+		{"prediction", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Question: "How many?", Explanation: "Five."}}}}, ""},
+		{"question alone", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Question: "How many?"}}}}, "both a question and its explanation"},
+		{"explanation alone", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Text: "Look.", Explanation: "Five."}}}}, "both a question and its explanation"},
+		{"focus", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Text: "Look.", Focus: "c", Controls: []string{"n"}}}}}, ""},
+		{"focus on no chart", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Text: "Look.", Focus: "nope"}}}}, `focus "nope" is no chart or table`},
+		{"control of no parameter", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Text: "Look.", Controls: []string{"n", "nope"}}}}}, `control "nope" is no parameter`},
+		{"answer before the reveal", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Text: "There are five.", Question: "How many?", Explanation: "Five."}}}}, "shows only its question"},
 		{"other lab", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{step("/u?n=5")}}}, "not a scenario of this lab"},
 		{"bad value", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{step("/t?n=0")}}}, "n must be"},
 		{"not canonical", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{step("/t?m=2&n=5")}}}, `write "/t?n=5&m=2"`},
@@ -28,6 +36,7 @@ func TestCheckTours(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			l := testLab("t")
 			l.Params.Defaults()
+			l.View.Charts = []lab.Chart{{ID: "c"}}
 			l.Tours = tc.tours
 			err := l.CheckTours()
 			switch {

@@ -157,7 +157,7 @@ func TestRedisCountsKeptRooms(t *testing.T) {
 		if err := s.Touch(ctx, "AAAAA2"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Update(ctx, "AAAAA3", "/backoff?clients=9", ""); err != nil {
+		if _, err := s.Update(ctx, "AAAAA3", room.State{URL: "/backoff?clients=9"}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -23,9 +23,10 @@ type Memory struct {
 
 type memRoom struct {
 	Room
-	keyHash   string
-	owner     string
-	followers map[string]int
+	keyHash    string
+	owner      string
+	followers  map[string]int
+	presenters map[string]int
 }
 
 // SweepEvery is how often the memory store forgets rooms past their TTL.
@@ -102,7 +103,7 @@ func (m *Memory) Create(_ context.Context, r Room, keyHash, owner string) error 
 		return ErrOwnerFull
 	}
 	r.Active = m.now()
-	m.rooms[r.Code] = &memRoom{Room: r, keyHash: keyHash, owner: owner, followers: map[string]int{}}
+	m.rooms[r.Code] = &memRoom{Room: r, keyHash: keyHash, owner: owner, followers: map[string]int{}, presenters: map[string]int{}}
 	if owner != "" {
 		m.owners[owner]++
 	}
@@ -135,14 +136,14 @@ func (m *Memory) Present(_ context.Context, code, key string) (bool, error) {
 }
 
 // Update changes a room and tells its watchers.
-func (m *Memory) Update(_ context.Context, code, url, step string) (Room, error) {
+func (m *Memory) Update(_ context.Context, code string, s State) (Room, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r, ok := m.get(code)
 	if !ok {
 		return Room{}, ErrNotFound
 	}
-	r.URL, r.Step, r.Active = url, step, m.now()
+	r.URL, r.Step, r.Revealed, r.RevealOpen, r.Active = s.URL, s.Step, s.Revealed, s.RevealOpen, m.now()
 	r.Version++
 	m.notify(code, r.Room)
 	return r.Room, nil
@@ -201,19 +202,30 @@ func (m *Memory) notify(code string, r Room) {
 
 // SetFollowers records a server's followers.
 func (m *Memory) SetFollowers(_ context.Context, code, replica string, n int) error {
+	return m.setCount(code, func(r *memRoom) map[string]int { return r.followers }, replica, n)
+}
+
+// setCount records a server's count n in the counts of a room, and tells its watchers of a
+// change.
+func (m *Memory) setCount(code string, counts func(*memRoom) map[string]int, replica string, n int) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r, ok := m.get(code)
 	if !ok {
 		return ErrNotFound
 	}
-	if r.followers[replica] == n {
+	c := counts(r)
+	if c[replica] == n {
 		return nil
 	}
 	if n == 0 {
-		delete(r.followers, replica)
+		delete(c, replica)
 	} else {
-		r.followers[replica] = n
+		c[replica] = n
+	}
+	r.Presenters = 0
+	for _, p := range r.presenters {
+		r.Presenters += p
 	}
 	m.notify(code, r.Room)
 	return nil
@@ -232,6 +244,23 @@ func (m *Memory) Followers(_ context.Context, code string) (int, error) {
 		n += c
 	}
 	return n, nil
+}
+
+// SetPresenters records a server's presenter connections.
+func (m *Memory) SetPresenters(_ context.Context, code, replica string, n int) error {
+	return m.setCount(code, func(r *memRoom) map[string]int { return r.presenters }, replica, n)
+}
+
+// End forgets a room, closing its watchers' channels.
+func (m *Memory) End(_ context.Context, code string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, ok := m.get(code)
+	if !ok {
+		return ErrNotFound
+	}
+	m.remove(code, r)
+	return nil
 }
 
 // Close stops the sweeper.

@@ -14,10 +14,11 @@ import (
 )
 
 // Redis is a Store in Redis, shared by every replica of the playground that names the same
-// server. A room is a hash (playground:room:CODE: lab, url, step, version, active, key — the
-// presenter key's hash) and a hash of follower counts by replica
-// (playground:room:CODE:followers), both expiring after TTL without activity; changes are
-// published, as the room's JSON, on the channel playground:room:CODE. The live rooms are
+// server. A room is a hash (playground:room:CODE: lab, url, step, revealed, reveal_open,
+// version, active, key — the presenter key's hash) and hashes of follower and presenter counts
+// by replica (playground:room:CODE:followers, …:presenters), all expiring after TTL without
+// activity; changes are published, as the room's JSON, on the channel playground:room:CODE,
+// and a room's end as {"code", "ended": true}. The live rooms are
 // counted for Limits in sorted sets of codes by expiry time, all rooms
 // (playground:rooms) and each owner's (playground:owner:OWNER), trimmed as rooms are created.
 type Redis struct {
@@ -50,6 +51,14 @@ func NewRedis(ctx context.Context, url string, limits Limits) (*Redis, error) {
 func roomKey(code string) string      { return "playground:room:" + code }
 func followersKey(code string) string { return "playground:room:" + code + ":followers" }
 func ownerKey(owner string) string    { return "playground:owner:" + owner }
+func presentersKey(code string) string {
+	return "playground:room:" + code + ":presenters"
+}
+
+// keysOf are a room's keys as keepLua takes them.
+func keysOf(code string) []string {
+	return []string{roomKey(code), followersKey(code), roomsKey, presentersKey(code)}
+}
 
 const roomsKey = "playground:rooms"
 
@@ -99,20 +108,33 @@ func (s *Redis) Create(ctx context.Context, r Room, keyHash, owner string) error
 
 // Get returns a room.
 func (s *Redis) Get(ctx context.Context, code string) (Room, error) {
-	m, err := s.c.HGetAll(ctx, roomKey(code)).Result()
-	if err != nil {
+	pipe := s.c.Pipeline()
+	room := pipe.HGetAll(ctx, roomKey(code))
+	presenters := pipe.HVals(ctx, presentersKey(code))
+	if _, err := pipe.Exec(ctx); err != nil {
 		return Room{}, unavailable("get", code, err)
 	}
-	return roomOf(code, m)
+	return roomOf(code, room.Val(), sum(presenters.Val()))
 }
 
-func roomOf(code string, m map[string]string) (Room, error) {
+func roomOf(code string, m map[string]string, presenters int) (Room, error) {
 	if len(m) == 0 {
 		return Room{}, ErrNotFound
 	}
 	version, _ := strconv.ParseInt(m["version"], 10, 64)
 	active, _ := strconv.ParseInt(m["active"], 10, 64)
-	return Room{Code: code, Lab: m["lab"], URL: m["url"], Step: m["step"], Version: version, Active: time.UnixMilli(active)}, nil
+	return Room{Code: code, Lab: m["lab"], URL: m["url"], Step: m["step"], Version: version, Active: time.UnixMilli(active),
+		Revealed: m["revealed"] == "1", RevealOpen: m["reveal_open"] == "1", Presenters: presenters}, nil
+}
+
+// sum adds counts kept as a hash's values.
+func sum(vs []string) int {
+	n := 0
+	for _, v := range vs {
+		c, _ := strconv.Atoi(v)
+		n += c
+	}
+	return n
 }
 
 // Present checks a presenter key.
@@ -127,11 +149,13 @@ func (s *Redis) Present(ctx context.Context, code, key string) (bool, error) {
 	return keyMatches(key, h), nil
 }
 
-// keepLua keeps a room alive: KEYS[1] the room, KEYS[2] its followers, KEYS[3] all rooms;
+// keepLua keeps a room alive: KEYS[1] the room, KEYS[2] its followers, KEYS[3] all rooms,
+// KEYS[4] its presenters;
 // ARGV[1] now (ms), ARGV[2] TTL (ms), ARGV[3] the code. It returns nil when the room is gone.
 const keepLua = `
 if redis.call("PEXPIRE", KEYS[1], ARGV[2]) == 0 then return false end
 redis.call("PEXPIRE", KEYS[2], ARGV[2])
+redis.call("PEXPIRE", KEYS[4], ARGV[2])
 local expiry = tonumber(ARGV[1]) + tonumber(ARGV[2])
 redis.call("ZADD", KEYS[3], "XX", expiry, ARGV[3])
 local owner = redis.call("HGET", KEYS[1], "owner")
@@ -143,15 +167,19 @@ end
 
 var keepScript = redis.NewScript(keepLua + "return 1")
 
-// updateScript: KEYS as keepLua's; ARGV as keepLua's, then the url and the step. It changes
+// updateScript: KEYS as keepLua's; ARGV as keepLua's, then the url, the step, revealed and
+// reveal_open ("1" or "0"). It changes
 // the room, keeps it alive and publishes it, all in one script — so that the change happens
 // with its announcement or not at all — and returns what it published (see wireRoom), or nil
 // when the room is gone.
 var updateScript = redis.NewScript(keepLua + `
 redis.call("HINCRBY", KEYS[1], "version", 1)
-redis.call("HSET", KEYS[1], "url", ARGV[4], "step", ARGV[5], "active", ARGV[1])
+redis.call("HSET", KEYS[1], "url", ARGV[4], "step", ARGV[5], "revealed", ARGV[6], "reveal_open", ARGV[7], "active", ARGV[1])
 local h = redis.call("HMGET", KEYS[1], "lab", "url", "step", "version", "active")
-local msg = cjson.encode({code = ARGV[3], lab = h[1], url = h[2], step = h[3], version = tonumber(h[4]), active = tonumber(h[5])})
+local presenters = 0
+for _, v in ipairs(redis.call("HVALS", KEYS[4])) do presenters = presenters + tonumber(v) end
+local msg = cjson.encode({code = ARGV[3], lab = h[1], url = h[2], step = h[3], version = tonumber(h[4]), active = tonumber(h[5]),
+  revealed = ARGV[6] == "1", reveal_open = ARGV[7] == "1", presenters = presenters})
 redis.call("PUBLISH", KEYS[1], msg)
 return msg`)
 
@@ -163,16 +191,30 @@ type wireRoom struct {
 	Step    string `json:"step"`
 	Version int64  `json:"version"`
 	Active  int64  `json:"active"` // Unix ms
+
+	Revealed   bool `json:"revealed"`
+	RevealOpen bool `json:"reveal_open"`
+	Presenters int  `json:"presenters"`
+	Ended      bool `json:"ended,omitempty"` // the room has ended: its watches close
 }
 
 func (w wireRoom) room() Room {
-	return Room{Code: w.Code, Lab: w.Lab, URL: w.URL, Step: w.Step, Version: w.Version, Active: time.UnixMilli(w.Active)}
+	return Room{Code: w.Code, Lab: w.Lab, URL: w.URL, Step: w.Step, Version: w.Version, Active: time.UnixMilli(w.Active),
+		Revealed: w.Revealed, RevealOpen: w.RevealOpen, Presenters: w.Presenters}
+}
+
+// flag is a boolean as the room's hash keeps it.
+func flag(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
 }
 
 // Update changes a room and publishes it.
-func (s *Redis) Update(ctx context.Context, code, url, step string) (Room, error) {
-	msg, err := updateScript.Run(ctx, s.c, []string{roomKey(code), followersKey(code), roomsKey},
-		time.Now().UnixMilli(), s.ttl.Milliseconds(), code, url, step).Text()
+func (s *Redis) Update(ctx context.Context, code string, st State) (Room, error) {
+	msg, err := updateScript.Run(ctx, s.c, keysOf(code),
+		time.Now().UnixMilli(), s.ttl.Milliseconds(), code, st.URL, st.Step, flag(st.Revealed), flag(st.RevealOpen)).Text()
 	if errors.Is(err, redis.Nil) {
 		return Room{}, ErrNotFound
 	}
@@ -188,7 +230,8 @@ func (s *Redis) Update(ctx context.Context, code, url, step string) (Room, error
 
 // publish announces r, unchanged, to its watchers.
 func (s *Redis) publish(ctx context.Context, r Room) error {
-	b, err := json.Marshal(wireRoom{Code: r.Code, Lab: r.Lab, URL: r.URL, Step: r.Step, Version: r.Version, Active: r.Active.UnixMilli()})
+	b, err := json.Marshal(wireRoom{Code: r.Code, Lab: r.Lab, URL: r.URL, Step: r.Step, Version: r.Version, Active: r.Active.UnixMilli(),
+		Revealed: r.Revealed, RevealOpen: r.RevealOpen, Presenters: r.Presenters})
 	if err != nil {
 		return err
 	}
@@ -200,7 +243,7 @@ func (s *Redis) publish(ctx context.Context, r Room) error {
 
 // Touch keeps a room alive.
 func (s *Redis) Touch(ctx context.Context, code string) error {
-	err := keepScript.Run(ctx, s.c, []string{roomKey(code), followersKey(code), roomsKey},
+	err := keepScript.Run(ctx, s.c, keysOf(code),
 		time.Now().UnixMilli(), s.ttl.Milliseconds(), code).Err()
 	if errors.Is(err, redis.Nil) {
 		return ErrNotFound
@@ -245,6 +288,9 @@ func (s *Redis) Watch(ctx context.Context, code string) (<-chan Room, error) {
 				if json.Unmarshal([]byte(m.Payload), &w) != nil {
 					continue
 				}
+				if w.Ended {
+					return
+				}
 				select { // keep only the newest
 				case <-out:
 				default:
@@ -258,21 +304,58 @@ func (s *Redis) Watch(ctx context.Context, code string) (<-chan Room, error) {
 
 // SetFollowers records a server's followers and publishes the room.
 func (s *Redis) SetFollowers(ctx context.Context, code, replica string, n int) error {
-	r, err := s.Get(ctx, code)
-	if err != nil {
+	return s.setCount(ctx, "followers of", followersKey(code), code, replica, n)
+}
+
+// SetPresenters records a server's presenters and publishes the room.
+func (s *Redis) SetPresenters(ctx context.Context, code, replica string, n int) error {
+	return s.setCount(ctx, "presenters of", presentersKey(code), code, replica, n)
+}
+
+// setCount records a server's count in the hash key of a room, then publishes the room.
+func (s *Redis) setCount(ctx context.Context, what, key, code, replica string, n int) error {
+	if _, err := s.Get(ctx, code); err != nil {
 		return err
 	}
 	pipe := s.c.TxPipeline()
 	if n == 0 {
-		pipe.HDel(ctx, followersKey(code), replica)
+		pipe.HDel(ctx, key, replica)
 	} else {
-		pipe.HSet(ctx, followersKey(code), replica, n)
+		pipe.HSet(ctx, key, replica, n)
 	}
-	pipe.PExpire(ctx, followersKey(code), s.ttl)
+	pipe.PExpire(ctx, key, s.ttl)
 	if _, err := pipe.Exec(ctx); err != nil {
-		return unavailable("followers of", code, err)
+		return unavailable(what, code, err)
+	}
+	r, err := s.Get(ctx, code)
+	if err != nil {
+		return err
 	}
 	return s.publish(ctx, r)
+}
+
+// endScript: KEYS the room, its followers, its presenters, all rooms; ARGV the code and the
+// end's message. It answers 0 when the room is gone already.
+var endScript = redis.NewScript(`
+local owner = redis.call("HGET", KEYS[1], "owner")
+if not owner then return 0 end
+redis.call("DEL", KEYS[1], KEYS[2], KEYS[3])
+redis.call("ZREM", KEYS[4], ARGV[1])
+if owner ~= "" then redis.call("ZREM", owner, ARGV[1]) end
+redis.call("PUBLISH", KEYS[1], ARGV[2])
+return 1`)
+
+// End forgets a room and tells its watchers.
+func (s *Redis) End(ctx context.Context, code string) error {
+	msg, _ := json.Marshal(wireRoom{Code: code, Ended: true})
+	n, err := endScript.Run(ctx, s.c, []string{roomKey(code), followersKey(code), presentersKey(code), roomsKey}, code, msg).Int()
+	if err != nil {
+		return unavailable("end", code, err)
+	}
+	if n == 0 {
+		return ErrNotFound
+	}
+	return nil
 }
 
 // Followers sums a room's followers over replicas.
@@ -281,12 +364,7 @@ func (s *Redis) Followers(ctx context.Context, code string) (int, error) {
 	if err != nil {
 		return 0, unavailable("followers of", code, err)
 	}
-	n := 0
-	for _, v := range vs {
-		c, _ := strconv.Atoi(v)
-		n += c
-	}
-	return n, nil
+	return sum(vs), nil
 }
 
 // Close closes the connection.

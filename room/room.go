@@ -72,8 +72,21 @@ type Room struct {
 	Lab     string    `json:"lab"`
 	URL     string    `json:"url"`     // the canonical scenario URL the room shows
 	Step    string    `json:"step"`    // the tour step shown, "" for none
-	Version int64     `json:"version"` // grows with every change of URL or step
+	Version int64     `json:"version"` // grows with every change of URL, step or reveal
 	Active  time.Time `json:"active"`  // last change or sign of life
+	// Revealed: the presenter has revealed the answer of the step on show (a step that asks
+	// the class to predict); RevealOpen: followers may reveal it for themselves first.
+	Revealed   bool `json:"revealed"`
+	RevealOpen bool `json:"reveal_open"`
+	// Presenters is how many presenter connections the room has, over every server: 0 when
+	// its presenter has gone (closed the page, lost the network).
+	Presenters int `json:"presenters"`
+}
+
+// State is what a presenter sets of a room: its scenario, tour step and reveal.
+type State struct {
+	URL, Step            string
+	Revealed, RevealOpen bool
 }
 
 // Store keeps rooms and tells servers of their changes.
@@ -86,8 +99,9 @@ type Store interface {
 	Get(ctx context.Context, code string) (Room, error)
 	// Present checks a presenter key against the room's, in constant time.
 	Present(ctx context.Context, code, key string) (bool, error)
-	// Update sets the room's URL and step, advances its version and tells every watcher.
-	Update(ctx context.Context, code, url, step string) (Room, error)
+	// Update sets the room's state (URL, step, reveal), advances its version and tells every
+	// watcher.
+	Update(ctx context.Context, code string, s State) (Room, error)
 	// Touch keeps a room alive that has participants but no changes.
 	Touch(ctx context.Context, code string) error
 	// Watch returns the room's changes from now on, newest first if a watcher falls behind
@@ -98,6 +112,12 @@ type Store interface {
 	// every watcher; Followers sums them over servers.
 	SetFollowers(ctx context.Context, code, replica string, n int) error
 	Followers(ctx context.Context, code string) (int, error)
+	// SetPresenters records how many presenter connections a server has in a room, and tells
+	// every watcher the room with Presenters summed over servers.
+	SetPresenters(ctx context.Context, code, replica string, n int) error
+	// End ends a room at its presenter's request: it is forgotten, and every watcher's
+	// channel closes.
+	End(ctx context.Context, code string) error
 	// Close releases the store's resources.
 	Close() error
 }

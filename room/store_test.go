@@ -58,7 +58,7 @@ func TestStore(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			up, err := s.Update(ctx, "ABC234", "/backoff?clients=60", "tour:1")
+			up, err := s.Update(ctx, "ABC234", room.State{URL: "/backoff?clients=60", Step: "tour:1"})
 			if err != nil || up.Version != 1 || up.URL != "/backoff?clients=60" || up.Step != "tour:1" {
 				t.Fatalf("Update = %+v, %v", up, err)
 			}
@@ -67,7 +67,7 @@ func TestStore(t *testing.T) {
 			}
 			// A watcher that falls behind gets the newest change, not a queue.
 			for i := range 5 {
-				if _, err := s.Update(ctx, "ABC234", "/backoff?clients=7"+string(rune('0'+i)), ""); err != nil {
+				if _, err := s.Update(ctx, "ABC234", room.State{URL: "/backoff?clients=7" + string(rune('0'+i))}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -108,7 +108,7 @@ func TestStore(t *testing.T) {
 			if err := s.Touch(ctx, "ABC234"); err != nil {
 				t.Errorf("Touch = %v", err)
 			}
-			if _, err := s.Update(ctx, "NOPE23", "/backoff", ""); !errors.Is(err, room.ErrNotFound) {
+			if _, err := s.Update(ctx, "NOPE23", room.State{URL: "/backoff"}); !errors.Is(err, room.ErrNotFound) {
 				t.Errorf("Update of an unknown room = %v", err)
 			}
 		})

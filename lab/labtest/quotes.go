@@ -17,7 +17,8 @@ import (
 // what its scenario shows and the two cannot drift apart.
 type Quote struct {
 	// In names the text: "tour:{tour}/{n}" (a step's text, n from 1), "predict:{tour}/{n}"
-	// (its question), "help:{param}", "note:{i}" (from 0), "chart:{id}" or "table:{id}"
+	// (its question), "explain:{tour}/{n}" (its explanation, shown after the reveal),
+	// "help:{param}", "note:{i}" (from 0), "chart:{id}" or "table:{id}"
 	// (their help).
 	In string
 	// Says is the words of the text that state the figure, exactly as written.
@@ -40,9 +41,9 @@ var figure = regexp.MustCompile(`\d+(?:[.,:]\d+)*|(?i)\b(?:twice|half|halves|dou
 
 // CheckQuotes checks every quote of l: its text says Says; Says contains what Measure returns
 // for the scenario's result (each scenario runs once); a quote that measures nothing says why.
-// It also checks that every figure in the text and the question of every tour step — digits,
-// or a word such as "twice" or "half" — lies within a quote of that step, so that no tour
-// states a number that no test holds it to.
+// It also checks that every figure in the text, the question and the explanation of every
+// tour step — digits, or a word such as "twice" or "half" — lies within a quote of that step,
+// so that no tour states a number that no test holds it to.
 func CheckQuotes(t *testing.T, l *lab.Lab, quotes []Quote) {
 	t.Helper()
 	results := map[string]*lab.Result{}
@@ -86,7 +87,7 @@ func CheckQuotes(t *testing.T, l *lab.Lab, quotes []Quote) {
 	}
 	for _, tour := range l.Tours {
 		for i, s := range tour.Steps {
-			for kind, text := range map[string]string{"tour": s.Text, "predict": s.Predict} {
+			for kind, text := range map[string]string{"tour": s.Text, "predict": s.Question, "explain": s.Explanation} {
 				in := fmt.Sprintf("%s:%s/%d", kind, tour.Name, i+1)
 				for _, m := range figure.FindAllStringIndex(text, -1) {
 					if !within(covered[in], m) {
@@ -121,7 +122,7 @@ func mustParse(tb testing.TB, l *lab.Lab, query string) param.Values {
 func quoteText(l *lab.Lab, in string) (text, scenario string, err error) {
 	kind, name, _ := strings.Cut(in, ":")
 	switch kind {
-	case "tour", "predict":
+	case "tour", "predict", "explain":
 		tour, n, ok := l.FindStep(name)
 		if !ok {
 			return "", "", fmt.Errorf("no tour step %q", name)
@@ -131,8 +132,11 @@ func quoteText(l *lab.Lab, in string) (text, scenario string, err error) {
 		if err != nil {
 			return "", "", err
 		}
-		if kind == "predict" {
-			return s.Predict, u.RawQuery, nil
+		switch kind {
+		case "predict":
+			return s.Question, u.RawQuery, nil
+		case "explain":
+			return s.Explanation, u.RawQuery, nil
 		}
 		return s.Text, u.RawQuery, nil
 	case "help":

@@ -26,15 +26,15 @@ func fewer(s StrategySummary) string   { return fmt.Sprintf("%.0f%%", -s.WritesC
 
 // quotes are the figures the lab's texts state, each with the scenario that measures it.
 var quotes = []labtest.Quote{
-	{In: "tour:jitter/1", Says: "the same doubling schedule", Why: "the default multiplier, 2"},
+	{In: "explain:jitter/1", Says: "the same doubling schedule", Why: "the default multiplier, 2"},
 	{In: "tour:jitter/2", Says: "falls by 57%", Measure: strategy("full", fewer)},
 	{In: "tour:jitter/2", Says: "795 writes", Measure: strategy("full", writes)},
 	{In: "tour:jitter/2", Says: "backoff's 1,855", Measure: strategy("exponential", writes)},
-	{In: "tour:jitter/3", Says: "(795 and", Measure: strategy("full", writes)},
-	{In: "tour:jitter/3", Says: "and 811 writes at 100 clients)", Measure: strategy("equal", writes)},
-	{In: "tour:jitter/3", Says: "(1,004)", Measure: strategy("decorrelated", writes)},
-	{In: "tour:jitter/3", Says: "backoff 1,855", Measure: strategy("exponential", writes)},
-	{In: "tour:jitter/3", Says: "no backoff 2,421", Measure: strategy("none", writes)},
+	{In: "explain:jitter/3", Says: "(795 and", Measure: strategy("full", writes)},
+	{In: "explain:jitter/3", Says: "and 811 writes at 100 clients)", Measure: strategy("equal", writes)},
+	{In: "explain:jitter/3", Says: "(1,004)", Measure: strategy("decorrelated", writes)},
+	{In: "explain:jitter/3", Says: "backoff 1,855", Measure: strategy("exponential", writes)},
+	{In: "explain:jitter/3", Says: "no backoff 2,421", Measure: strategy("none", writes)},
 	{In: "tour:jitter/4", Says: "the longest, 63.3 s", Measure: strategy("exponential", seconds)},
 	{In: "tour:jitter/4", Says: "(6.7 s)", Measure: strategy("equal", seconds)},
 	{In: "tour:jitter/4", Says: "(4.8 s)", Measure: strategy("full", seconds)},

@@ -32,26 +32,26 @@ const distributed = "algorithms=fixed_window,sliding_log,token_bucket&limit=100&
 
 // quotes are the figures the lab's texts state, each with the scenario that measures it.
 var quotes = []labtest.Quote{
-	{In: "tour:criteo/1", Says: "up to 113 in one minute", Measure: alg("fixed_window", maxIn)},
+	{In: "explain:criteo/1", Says: "up to 113 in one minute", Measure: alg("fixed_window", maxIn)},
 	{In: "tour:criteo/2", Says: "A client sends 100 calls in the last second before 07:10:00 and 100 more in the first second after it",
 		Why: "the post's boundary case: the scenario's limit (load 1) on each side of a boundary, at the post's own time"},
 	{In: "tour:criteo/2", Says: "admits all 200", Measure: alg("fixed_window", maxIn)},
 	{In: "tour:criteo/2", Says: "within two seconds, twice the limit", Why: "the boundary traffic's two seconds; 200 is twice the limit of 100"},
 	{In: "tour:criteo/2", Says: "the sliding log admits 100", Measure: alg("sliding_log", maxIn)},
 	{In: "tour:criteo/2", Says: "one extra call through (101)", Measure: alg("sliding_window", maxIn)},
-	{In: "tour:criteo/3", Says: "At 00:01:43 the approximation adds the count of minute 00:01 and 17/60 of minute 00:00's", Why: "the post's worked example"},
-	{In: "tour:criteo/3", Says: "off by 2.6% of the limit", Measure: alg("sliding_window", errPct)},
-	{In: "tour:criteo/3", Says: "the fixed window's by 32.7%", Measure: alg("fixed_window", errPct)},
-	{In: "tour:criteo/3", Says: "two counters and two increments per call", Why: "what the algorithm keeps and does (16 bytes of state)"},
+	{In: "predict:criteo/3", Says: "At 00:01:43 the approximation adds the count of minute 00:01 and 17/60 of minute 00:00's", Why: "the post's worked example"},
+	{In: "explain:criteo/3", Says: "off by 2.6% of the limit", Measure: alg("sliding_window", errPct)},
+	{In: "explain:criteo/3", Says: "the fixed window's by 32.7%", Measure: alg("fixed_window", errPct)},
+	{In: "explain:criteo/3", Says: "two counters and two increments per call", Why: "what the algorithm keeps and does (16 bytes of state)"},
 	{In: "tour:criteo/4", Says: "four 15-second windows (five counters with the oldest, weighted)", Why: "the scenario's sub-windows (k = 4) and what they keep"},
 	{In: "tour:criteo/4", Says: "falls from 2.6%", Measure: alg("sliding_window", errPct)},
 	{In: "tour:criteo/4", Says: "to 1.2% of the limit", Measure: alg("subwindows", errPct)},
 	{In: "tour:criteo/4", Says: "Sixty one-second windows would be closer yet, at sixty reads per call", Why: "arithmetic of sub-windows: k = 60 reads k + 1 counters"},
 	{In: "predict:criteo/5", Says: "refills 100 tokens a minute and holds at most 100", Why: "the scenario's limit and burst (0: equal to the limit)"},
 	{In: "predict:criteo/5", Says: "How many calls can it admit in its first minute?", Why: "a question"},
-	{In: "tour:criteo/5", Says: "admits its 100 tokens", Why: "the burst, equal to the limit"},
-	{In: "tour:criteo/5", Says: "199 in one minute", Measure: alg("token_bucket", maxIn)},
-	{In: "tour:criteo/5", Says: "nearly twice the limit", Measure: func(tb testing.TB, r *lab.Result) string {
+	{In: "explain:criteo/5", Says: "admits its 100 tokens", Why: "the burst, equal to the limit"},
+	{In: "explain:criteo/5", Says: "199 in one minute", Measure: alg("token_bucket", maxIn)},
+	{In: "explain:criteo/5", Says: "nearly twice the limit", Measure: func(tb testing.TB, r *lab.Result) string {
 		if x := algorithms(tb, r)["token_bucket"].MaxInWindowX; x < 1.9 || x >= 2 {
 			return fmt.Sprintf("%.2f×", x)
 		}
@@ -60,7 +60,7 @@ var quotes = []labtest.Quote{
 	{In: "tour:distributed/1", Says: "Four API instances", Why: "the scenario's instances"},
 	{In: "tour:distributed/1", Says: "a store 20 ms away", Why: "the scenario's store latency"},
 	{In: "tour:distributed/1", Says: "never lets more than 100 through in any second", Measure: alg("sliding_log", atMost(100))},
-	{In: "tour:distributed/2", Says: "all 11,937 calls are admitted", Measure: func(tb testing.TB, r *lab.Result) string {
+	{In: "explain:distributed/2", Says: "all 11,937 calls are admitted", Measure: func(tb testing.TB, r *lab.Result) string {
 		offered := r.Summary["offered"].(int64)
 		for name, a := range algorithms(tb, r) {
 			if a.Admitted != offered {
@@ -69,7 +69,7 @@ var quotes = []labtest.Quote{
 		}
 		return labtest.Thousands(offered)
 	}},
-	{In: "tour:distributed/2", Says: "up to 247 in one second", Measure: alg("sliding_log", maxIn)},
+	{In: "explain:distributed/2", Says: "up to 247 in one second", Measure: alg("sliding_log", maxIn)},
 	{In: "tour:distributed/3", Says: "(6,000 calls)", Measure: alg("fixed_window", admittedN)},
 	{In: "tour:distributed/3", Says: "(6,000 calls)", Scenario: distributed + "&store_latency=20ms", Measure: alg("fixed_window", admittedN)},
 	{In: "tour:distributed/3", Says: "(5,854 against", Measure: alg("subwindows", admittedN)},

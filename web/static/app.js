@@ -51,7 +51,7 @@ onThemeChange(() => {
   for (const t of spec.view.tables) renderTable(state, results, style, t);
 });
 wireExport(state);
-wirePresent(charts);
+wirePresent(state, charts);
 
 document.getElementById("copy-link")?.addEventListener("click", async () => {
   const status = document.getElementById("status");

@@ -18,19 +18,23 @@ export class Charts {
     this.plots = this.renderer.plots; // chart id + "\u0000" + panel → {u, holder, …}
     this.ranges = new Map(); // chart id (or id/panel) → {x, y}: the axes as far as they have grown
     this.byId = new Map(state.spec.view.charts.map((c) => [c.id, c]));
-    this.fill = 0; // in presentation mode, the height of the pinned headline chart (px)
+    this.projected = ""; // in projector view, the id of the chart projected
+    this.fill = 0; // and the height it fills (px)
     // Widths of the charts' boxes (a panel's, for small multiples), read when the layout is
     // fresh: reading layout while drawing would force the browser to lay out the page again
     // at every frame.
     this.widths = new Map();
+    this.columns = new Map(); // and how many columns of panels they lay out
     this.observer = new ResizeObserver((entries) => {
       for (const e of entries) {
         const id = e.target.closest(".chart")?.dataset.chart;
         const chart = id && this.byId.get(id);
         if (!chart) continue;
         const w = Math.max(200, Math.floor(chart.split ? panelWidth(e.target) : e.contentRect.width));
-        if (this.widths.get(id) === w) continue;
+        const cols = chart.split ? gridColumns(e.target) : 1;
+        if (this.widths.get(id) === w && this.columns.get(id) === cols) continue;
         this.widths.set(id, w);
+        this.columns.set(id, cols);
         this.draw(id);
       }
     });
@@ -50,10 +54,11 @@ export class Charts {
     }
   }
 
-  // setFill sets the height of the pinned headline chart (0: the usual height) and redraws.
-  setFill(h) {
-    if (this.fill === h) return;
+  // project makes chart id the projected one, h pixels tall ("" and 0: none), and redraws.
+  project(id, h) {
+    if (this.fill === h && this.projected === id) return;
     this.fill = h;
+    this.projected = id;
     this.restyle();
   }
 
@@ -139,7 +144,10 @@ export class Charts {
 
     // Read the layout once, before writing to the page (reading it between writes forces the
     // browser to lay the page out again for every panel).
-    if (!this.widths.has(id)) this.widths.set(id, Math.max(200, Math.floor(chart.split ? panelWidth(box) : box.clientWidth)));
+    if (!this.widths.has(id)) {
+      this.widths.set(id, Math.max(200, Math.floor(chart.split ? panelWidth(box) : box.clientWidth)));
+      this.columns.set(id, chart.split ? gridColumns(box) : 1);
+    }
     const ranges = panels.map((p, pi) => {
       const ext = shared || !chart.split ? all : extents[pi];
       const rkey = chart.split && !shared ? id + "\u0000" + p.key : id;
@@ -151,13 +159,16 @@ export class Charts {
       if (chart.split) p.title = `${p.title} (${yUnit(p)})`;
     }
     const pinned = !!box.closest(".pinned");
-    this.renderer.fill = this.fill && pinned ? this.fill : 0;
+    this.renderer.fill = this.fill && this.projected === id ? this.fill : 0;
+    // Small multiples may sit side by side: a projected chart's rows share its height.
+    const columns = this.columns.get(id) || 1;
     this.renderer.draw(chart, box, {
       panels,
-      columns: 1,
+      columns,
       range: (pi) => ranges[pi],
       width: this.widths.get(id),
-      height: plotHeight(chart, panels.length, { fill: this.renderer.fill, compact: innerWidth <= 760 && pinned }),
+      height: plotHeight(chart, Math.ceil(panels.length / columns), {
+        axisRows: panels.length % columns && panels.length > columns ? 2 : 1, fill: this.renderer.fill, compact: innerWidth <= 760 && pinned }),
       title,
       yUnit: yUnit(panels[0]),
       yLabel: chart.split ? "" : chart.y_label,
@@ -193,8 +204,13 @@ export class Charts {
 }
 
 function panelWidth(box) {
-  const cs = getComputedStyle(box);
-  const cols = cs.gridTemplateColumns && cs.gridTemplateColumns !== "none" ? cs.gridTemplateColumns.split(" ").length : 1;
-  const gap = parseFloat(cs.columnGap) || 0;
+  const cols = gridColumns(box);
+  const gap = parseFloat(getComputedStyle(box).columnGap) || 0;
   return (box.clientWidth - gap * (cols - 1)) / cols;
+}
+
+// gridColumns is how many columns of panels a chart's box lays out.
+function gridColumns(box) {
+  const cs = getComputedStyle(box);
+  return cs.gridTemplateColumns && cs.gridTemplateColumns !== "none" ? cs.gridTemplateColumns.split(" ").length : 1;
 }

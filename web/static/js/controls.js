@@ -1,5 +1,5 @@
 // The controls: server-rendered inputs, one per parameter, that render from the state and
-// turn what people do into setScenario calls. Moving a slider changes the scenario as it
+// turn what people do into setScenario calls; those a tour step changed are marked. Moving a slider changes the scenario as it
 // moves; releasing it (the "change" event) ends the gesture, which makes a history entry.
 import { paramValue } from "./format.js";
 import { fromSlider, toSlider, applies } from "./params.js";
@@ -88,4 +88,15 @@ export function wireControls(state, form) {
   }
   state.on("values", render);
   render();
+
+  // A tour step shows what it changes: its controls are marked (until the next step) and the
+  // folded groups that hold them open.
+  state.on("step", (step) => {
+    const moved = new Set(step ? step.moved : []);
+    for (const ctl of form.querySelectorAll(".control")) {
+      const on = moved.has(ctl.dataset.param);
+      ctl.classList.toggle("moved", on);
+      if (on) { const d = ctl.closest("details"); if (d) d.open = true; }
+    }
+  });
 }

@@ -19,8 +19,8 @@ export function readFragment() {
 }
 
 // setFragment changes some of the fragment's entries (null or "" removes one) in place, without
-// a history entry.
-export function setFragment(changes) {
+// a history entry; with push, in a new history entry (a tour's step is one).
+export function setFragment(changes, push = false) {
   const f = { ...readFragment(), ...changes };
   const parts = [];
   for (const [k, v] of Object.entries(f)) {
@@ -28,5 +28,6 @@ export function setFragment(changes) {
     parts.push(encodeURIComponent(k) + "=" + encodeURIComponent(v).replace(/%2F/g, "/"));
   }
   const hash = parts.length ? "#" + parts.join("&") : "";
-  if (hash !== location.hash) history.replaceState(history.state, "", location.pathname + location.search + hash);
+  if (push) history.pushState(null, "", location.pathname + location.search + hash);
+  else if (hash !== location.hash) history.replaceState(history.state, "", location.pathname + location.search + hash);
 }

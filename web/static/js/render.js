@@ -47,19 +47,33 @@ const incrs = (whole, unit, log) => {
 };
 
 // The panel layout, one rule for every chart: every plot of a chart has the same height, and
-// only the last row of panels carries the x axis (its ticks and label) below the plot; the
-// rows above have a stub of ticks. Heights are CSS pixels; z scales them in presentation mode.
+// only a panel with no panel below it (the last row) carries the x axis (its ticks and label)
+// below the plot; those above have a stub of ticks. Heights are CSS pixels; z scales them in
+// projector view.
 const PADDING = [10, 16, 0, 0]; // top, right, bottom, left: fixed, so no panel's plot depends on its axes
 const X_AXIS = { size: 36, label: 22 };
 const X_STUB = 4;
+// Least room between two ticks in projector view (CSS px, before zoom; elsewhere uPlot's 50 and
+// 30): a wide histogram does not label every whole number, a tall axis carries no thirty ticks.
+const PROJECTED_SPACE = { x: 80, y: 50 };
+
+// zoom is how much a projected chart (fill > 0) scales its type, lines and tick spacing: as
+// much as projector view scales the page's type (html.presenting sets the root font size for
+// the screen), at least 1.35.
+export function zoom(fill) {
+  if (!fill) return 1;
+  const root = parseFloat(getComputedStyle(document.documentElement).fontSize) || 16;
+  return Math.max(1.35, root / 16);
+}
 
 // plotHeight is the height of each plot of a chart: small multiples are shorter the more
-// there are; in presentation mode (fill, the height the pinned chart may take) the panels share
-// it. compact is a phone's pinned chart.
-export function plotHeight(chart, count, { fill = 0, compact = false, compare = false } = {}) {
-  const z = fill ? 1.35 : 1;
+// there are; in projector view (fill, the height the projected chart may take) its rows of
+// panels (count) share it, less the x axes under them (axisRows: two when a panel of the row
+// above the last has none below it). compact is a phone's pinned chart.
+export function plotHeight(chart, count, { fill = 0, compact = false, compare = false, axisRows = 1 } = {}) {
+  const z = zoom(fill);
   const axis = xAxisHeight(true, z);
-  if (fill) return chart.split ? Math.max(80, Math.floor((fill - axis) / Math.max(1, count) - 28 - PADDING[0])) : fill - axis - PADDING[0];
+  if (fill) return chart.split ? Math.max(80, Math.floor((fill - axis * axisRows) / Math.max(1, count) - 28 * z - PADDING[0])) : fill - axis - PADDING[0];
   if (chart.split) return compare ? 100 : count > 3 ? 70 : 100;
   return (compare ? 280 : compact ? 190 : 250) - axis - PADDING[0];
 }
@@ -169,13 +183,13 @@ function logSafe(y, log) {
 export class Renderer {
   constructor() {
     this.plots = new Map();
-    this.fill = 0; // presentation mode: the height the pinned chart fills, else 0
+    this.fill = 0; // projector view: the height the projected chart fills, else 0
   }
 
   // draw draws a chart's panels into box, making, updating or removing uPlot instances:
   //   panels   [{key, title, name, series: [{name, label, x, y, colour, dash, style}], bands: [{of, lo, hi, colour}]}]
   //            title is shown above the plot (small multiples), name is its accessible name
-  //   columns  panels per row (compare's A and B side by side); the last row has the x axis
+  //   columns  panels per row (compare's A and B side by side); a panel with none below it has the x axis
   //   range    (panel index) → {x, y}: the axes, chosen by the caller (shared or not)
   //   width    of each panel; height: of each plot (plotHeight)
   //   title    the chart's title, filled (js/titles.js), for the text summaries
@@ -185,11 +199,10 @@ export class Renderer {
   //   lineLabels, points: direct labels at the lines' ends; points on short lines
   draw(chart, box, m) {
     const keep = new Set();
-    const last = m.panels.length - (((m.panels.length - 1) % m.columns) + 1); // first panel of the last row
     m.panels.forEach((panel, pi) => {
       const key = chart.id + "\u0000" + panel.key;
       keep.add(key);
-      this.panel(chart, box, key, panel, pi >= last, m, pi);
+      this.panel(chart, box, key, panel, pi + m.columns >= m.panels.length, m, pi); // no panel below it: the x axis
     });
     for (const [key, p] of this.plots) {
       if (key.startsWith(chart.id + "\u0000") && !keep.has(key)) {
@@ -218,7 +231,7 @@ export class Renderer {
       bandOpts.push({ series: [cols.length - 1, cols.length], fill: b.colour + "26" });
     }
     const data = [xs, ...cols];
-    const z = this.fill ? 1.35 : 1;
+    const z = zoom(this.fill);
     const height = m.height + PADDING[0] + PADDING[2] + xAxisHeight(xAxis, z);
     // A new instance when what it draws changes (names, colours, dashes, the axis): uPlot
     // keeps series' styles from its creation.
@@ -262,27 +275,29 @@ export class Renderer {
 
   options(chart, series, bands, m, width, height, xAxis, ctx) {
     const bars = chart.kind === "bars";
+    // Projector view: larger type, thicker lines and wider-spaced ticks, for the back of the room.
+    const zf = zoom(this.fill);
+    ctx.zoom = zf;
     const opts = [{ label: chart.x_label }];
     for (const s of series) {
       opts.push({
         label: s.label || s.name,
         stroke: s.colour,
         fill: bars ? s.colour + "55" : undefined,
-        width: bars ? 1 : 2.25,
+        width: (bars ? 1 : 2.25) * zf,
         dash: bars ? undefined : s.dash,
         spanGaps: true,
         // Histograms of whole values (IntX) centre each bar on its value; others start it there.
         paths: bars ? uPlot.paths.bars({ size: [1, Infinity], align: chart.int_x ? 0 : 1, gap: 0 }) : chart.kind === "steps" ? uPlot.paths.stepped({ align: 1 }) : undefined,
-        points: { show: !bars && !!m.points, size: 5, fill: s.colour, filter: (u, si, show) => (show && u.data[0].length <= 40 ? null : []) },
+        points: { show: !bars && !!m.points, size: 5 * zf, fill: s.colour, filter: (u, si, show) => (show && u.data[0].length <= 40 ? null : []) },
       });
     }
     for (const b of bands) {
       for (const bound of ["hi", "lo"]) opts.push({ label: bound, stroke: "#0000", width: 0, points: { show: false }, spanGaps: true });
     }
     const { fg, grid } = ink();
-    // Presentation mode: larger type on the axes, for the back of the room.
-    const zf = this.fill ? 1.35 : 1;
     const z = (n) => Math.round(n * zf);
+    const space = (axis) => (this.fill ? z(PROJECTED_SPACE[axis]) : axis === "x" ? 50 : 30);
     const font = `${z(14)}px ${FONT_FAMILY}`, labelFont = `bold ${z(14)}px ${FONT_FAMILY}`;
     const axisInk = { stroke: fg, grid: { stroke: grid }, ticks: { stroke: grid } };
     const xIncrs = incrs(chart.int_x, chart.x_unit, chart.log_x);
@@ -298,15 +313,15 @@ export class Renderer {
       },
       axes: [
         xAxis
-          ? { ...axisInk, label: chart.x_label, font, labelFont, values: ticks(chart.x_unit, chart.log_x), incrs: xIncrs, size: z(X_AXIS.size), labelSize: z(X_AXIS.label) }
-          : { ...axisInk, font, values: (u, splits) => splits.map(() => ""), incrs: xIncrs, size: X_STUB, ticks: { show: false } },
+          ? { ...axisInk, label: chart.x_label, font, labelFont, values: ticks(chart.x_unit, chart.log_x), incrs: xIncrs, space: space("x"), size: z(X_AXIS.size), labelSize: z(X_AXIS.label) }
+          : { ...axisInk, font, values: (u, splits) => splits.map(() => ""), incrs: xIncrs, space: space("x"), size: X_STUB, ticks: { show: false } },
         m.yLabel
-          ? { ...axisInk, label: m.yLabel, font, labelFont, values: ticks(chart.y_unit, chart.log_y), incrs: yIncrs, size: z(70), labelSize: z(22) }
-          : { ...axisInk, font, values: ticks(chart.y_unit, chart.log_y), incrs: yIncrs, size: z(60) },
+          ? { ...axisInk, label: m.yLabel, font, labelFont, values: ticks(chart.y_unit, chart.log_y), incrs: yIncrs, space: space("y"), size: z(70), labelSize: z(22) }
+          : { ...axisInk, font, values: ticks(chart.y_unit, chart.log_y), incrs: yIncrs, space: space("y"), size: z(60) },
       ],
       series: opts,
       bands,
-      plugins: [markPlugin(ctx), labelsPlugin(chart, series, m.lineLabels), readoutPlugin(chart, series)],
+      plugins: [markPlugin(ctx), labelsPlugin(chart, series, m.lineLabels, zf), readoutPlugin(chart, series)],
     };
   }
 
@@ -391,14 +406,14 @@ function markPlugin(ctx) {
         const { fg, mark } = ink();
         c.strokeStyle = mark;
         c.setLineDash([4 * dpr, 4 * dpr]);
-        c.lineWidth = 1.5 * dpr;
+        c.lineWidth = 1.5 * dpr * (ctx.zoom || 1);
         c.beginPath();
         c.moveTo(cx, u.bbox.top);
         c.lineTo(cx, u.bbox.top + u.bbox.height);
         c.stroke();
         c.setLineDash([]);
         c.fillStyle = fg;
-        c.font = `${13 * dpr}px system-ui, sans-serif`;
+        c.font = `${Math.round(13 * (ctx.zoom || 1)) * dpr}px system-ui, sans-serif`;
         const w = c.measureText(m.text).width;
         const left = cx + 4 * dpr + w > u.bbox.left + u.bbox.width;
         c.textAlign = left ? "right" : "left";
@@ -411,7 +426,7 @@ function markPlugin(ctx) {
 
 // labelsPlugin writes each line's name at its right end, so lines can be told apart without
 // the legend or colour.
-function labelsPlugin(chart, series, on) {
+function labelsPlugin(chart, series, on, zf) {
   return {
     hooks: {
       draw: (u) => {
@@ -426,10 +441,10 @@ function labelsPlugin(chart, series, on) {
           labels.push({ text: s.label || s.name, colour: s.colour, x: u.valToPos(u.data[0][k], "x", true), y: u.valToPos(ys[k], "y", true) });
         });
         labels.sort((a, b) => a.y - b.y);
-        const gap = 15 * dpr;
+        const gap = 15 * dpr * zf;
         for (let i = 1; i < labels.length; i++) if (labels[i].y - labels[i - 1].y < gap) labels[i].y = labels[i - 1].y + gap;
         c.save();
-        c.font = `bold ${12 * dpr}px system-ui, sans-serif`;
+        c.font = `bold ${Math.round(12 * zf) * dpr}px system-ui, sans-serif`;
         c.textAlign = "right";
         c.lineWidth = 3 * dpr;
         c.strokeStyle = ink().bg;

@@ -16,7 +16,9 @@ export class State extends EventTarget {
     this.urlErrors = urlErrors; // the opening link's problems, until the first change
     this.moved = ""; // the parameter the person changed last
     this.source = "boot";
-    this.view = { sharedAxes: true, following: false };
+    // revealed: a tour step that asks the class to predict shows its answer (the charts, the
+    // tables and the explanation) once revealed; setRevealed is the one way to change it.
+    this.view = { sharedAxes: true, following: false, revealed: false };
     this.run = {
       phase: "connecting", // connecting, running, done, error, busy, idle, lost
       wantId: 0, // the request of the scenario asked for last
@@ -54,6 +56,15 @@ export class State extends EventTarget {
   setFollowing(on) {
     this.view.following = !!on;
     this.emit("values", { source: "follow", ok: true });
+  }
+
+  // setRevealed reveals (or hides again) the answer of a tour step that asks the class to
+  // predict: its charts, tables and explanation. A new step hides them again. It is the one
+  // place the flag changes, so that a room can later carry it as it carries the step.
+  setRevealed(on) {
+    if (this.view.revealed === !!on) return;
+    this.view.revealed = !!on;
+    this.emit("reveal", { revealed: this.view.revealed });
   }
 
   // serverError shows an error the server reported for the scenario asked for: at every

@@ -2,9 +2,14 @@
 // (spec.tours). A step is addressed by the fragment #tour={name}/{n} (n from 1) on its URL;
 // the tour panel shows it, Previous and Next (or the keys [ and ], Page Up and Page Down, as
 // a presenter's clicker sends) move to the neighbouring step's scenario. A step that asks the
-// class to predict hides the charts until someone clicks "Reveal". While the page follows a
-// room, the room's presenter moves the steps.
-import { decode } from "./params.js";
+// class to predict shows only its question, and hides the charts, the tables and its
+// explanation (saying so) until someone clicks "Reveal" (state.setRevealed, the page's one
+// "revealed" flag). A step says which parameters it changes from the step before (from the
+// defaults for the first), and the controls show them (js/controls.js, on the state's "step"
+// event). Each step the person moves to is one history entry, so Back returns to the previous
+// step. While the page follows a room, the room's presenter moves the steps.
+import { decode, same } from "./params.js";
+import { paramValue } from "./format.js";
 import { readFragment, setFragment } from "./fragment.js";
 import { el } from "./dom.js";
 
@@ -17,12 +22,17 @@ export function wireTour(state) {
 
   const api = {
     onEnd: () => {},
-    current: () => (cur ? `${cur.tour.name}/${cur.n}` : ""),
+    // canReveal: whether this page may reveal a step's answer itself (a room's follower may
+    // not, unless its presenter allows it); refresh shows a change of it.
+    canReveal: () => true,
+    refresh: () => render(),
+    // The step on show is the address's (Back may have changed it a moment before this page
+    // hears of it).
+    current: () => { const s = parse(readFragment().tour); return s ? `${s.tour.name}/${s.n}` : ""; },
     follow, // a room's step (the room's presenter moves it)
     go: (id) => { const s = parse(id); if (s) go(s); },
   };
   let cur = parse(readFragment().tour);
-  let revealed = false;
 
   // The Tours menu: each tour's first step; a click stays on this page (and in its room).
   const menu = el("details", { class: "tours-menu" }, el("summary", {}, "Tours"));
@@ -32,7 +42,7 @@ export function wireTour(state) {
     a.addEventListener("click", (e) => {
       e.preventDefault();
       menu.open = false;
-      go({ tour: t, n: 1 });
+      go({ tour: t, n: 1 }, true);
     });
     list.append(el("li", {}, a, ` (${t.steps.length} steps)`));
   }
@@ -50,13 +60,11 @@ export function wireTour(state) {
     return { tour, n: i };
   }
 
-  // go moves to step s: its fragment, then its scenario (which a presenter sends to the room
-  // with the step).
-  function go(s) {
-    revealed = false;
-    cur = s;
-    setFragment({ tour: api.current() });
-    render();
+  // go moves to step s: its fragment (in a new history entry, with push), then its scenario,
+  // which takes the same entry (and which a presenter sends to the room with the step).
+  function go(s, push) {
+    setFragment({ tour: `${s.tour.name}/${s.n}` }, push);
+    show(s);
     const u = s.tour.steps[s.n - 1].url;
     const i = u.indexOf("?");
     state.setScenario(decode(spec, i < 0 ? "" : u.slice(i + 1)), "tour");
@@ -66,29 +74,49 @@ export function wireTour(state) {
     const s = parse(id);
     const same = s && cur && s.tour === cur.tour && s.n === cur.n;
     if (same) return;
-    revealed = false;
-    cur = s;
+    show(s);
     setFragment({ tour: s ? id : null });
-    render();
   }
 
   function end() {
-    cur = null;
+    show(null);
     setFragment({ tour: null });
-    render();
     api.onEnd();
+  }
+
+  // show puts step s (null: none) in the panel and tells the page (the state's "step" event:
+  // the step's declaration and id, or null); a new step's answer is hidden again.
+  function show(s) {
+    cur = s;
+    state.setRevealed(false);
+    state.emit("step", s ? { ...s.tour.steps[s.n - 1], id: `${s.tour.name}/${s.n}`, moved: moved(s) } : null);
+    render();
+  }
+
+  // valuesOf is a step's scenario (every parameter, URL form).
+  const valuesOf = (step) => {
+    const i = step.url.indexOf("?");
+    return decode(spec, i < 0 ? "" : step.url.slice(i + 1));
+  };
+  // moved names the parameters step s changes from the step before it (the first step, from
+  // the defaults).
+  function moved(s) {
+    const now = valuesOf(s.tour.steps[s.n - 1]);
+    const before = s.n > 1 ? valuesOf(s.tour.steps[s.n - 2]) : decode(spec, "");
+    return spec.params.filter((p) => !same(p, now[p.name], before[p.name])).map((p) => p.name);
   }
 
   const locked = () => state.view.following;
   const step = (d) => {
     if (!cur || locked()) return;
     const n = cur.n + d;
-    if (n >= 1 && n <= cur.tour.steps.length) go({ tour: cur.tour, n });
+    if (n >= 1 && n <= cur.tour.steps.length) go({ tour: cur.tour, n }, true);
   };
 
   function render() {
     menu.hidden = locked();
-    root.classList.toggle("predicting", !!(cur && cur.tour.steps[cur.n - 1].predict && !revealed));
+    const revealed = state.view.revealed;
+    root.classList.toggle("predicting", !!(cur && cur.tour.steps[cur.n - 1].question && !revealed));
     if (!cur) {
       panel.hidden = true;
       panel.replaceChildren();
@@ -105,19 +133,32 @@ export function wireTour(state) {
     const kids = [
       el("p", { class: "tour-name" }, `Tour: ${cur.tour.title} · `, el("span", { class: "tour-count" }, `step ${cur.n} of ${m}`)),
       el("h2", { id: "tour-title" }, s.title),
-      el("p", { class: "tour-text" }, s.text),
     ];
-    if (s.predict && !revealed) {
-      kids.push(el("p", { class: "tour-predict" }, el("strong", {}, "Predict: "), s.predict),
-        btn("tour-reveal", "Reveal", "Reveal the charts", () => { revealed = true; render(); }, false));
+    const changes = moved(cur);
+    if (changes.length) {
+      const values = valuesOf(s);
+      const named = changes.map((n) => { const p = state.params.get(n); return `${p.label}: ${paramValue(p, values[n])}`; });
+      kids.push(el("p", { class: "tour-changes" }, cur.n > 1 ? "This step changes " : "This tour sets ", named.join("; "), "."));
+    }
+    if (!s.question) kids.push(el("p", { class: "tour-text" }, s.text));
+    else {
+      kids.push(el("p", { class: "tour-predict" }, el("strong", {}, "Predict: "), s.question));
+      // The answer is not in the page until it is revealed: not shown, not read out.
+      if (!revealed && api.canReveal()) {
+        kids.push(el("p", { class: "tour-hidden" }, "The charts, the tables and the answer are hidden until you reveal them."),
+          btn("tour-reveal", "Reveal", "Reveal the answer", () => state.setRevealed(true), false));
+      } else if (!revealed) kids.push(el("p", { class: "tour-hidden" }, "The charts, the tables and the answer are hidden until the presenter reveals them.")); else kids.push(el("p", { class: "tour-explanation", tabindex: "-1" }, el("strong", {}, "Answer: "), s.explanation));
     }
     kids.push(el("div", { class: "tour-nav" },
       btn("tour-prev", "Previous", "Previous step", () => step(-1), locked() || cur.n === 1),
       btn("tour-next", "Next", "Next step", () => step(1), locked() || cur.n === m),
       locked() ? "" : btn("tour-end", "End tour", "End the tour", end, false),
       el("span", { class: "help" }, locked() ? "The presenter moves the steps." : "Keys: [ and ] (or Page Up and Page Down)")));
+    const focused = panel.contains(document.activeElement) && document.activeElement.matches(".tour-reveal");
     panel.replaceChildren(...kids);
     panel.hidden = false;
+    // Whoever revealed hears the answer next.
+    if (focused && revealed) panel.querySelector(".tour-explanation")?.focus();
   }
 
   document.addEventListener("keydown", (e) => {
@@ -136,9 +177,10 @@ export function wireTour(state) {
   // Back and Forward bring the step of their entry.
   addEventListener("popstate", () => {
     const s = parse(readFragment().tour);
-    if (s?.tour !== cur?.tour || s?.n !== cur?.n) { cur = s; revealed = false; render(); }
+    if (s?.tour !== cur?.tour || s?.n !== cur?.n) show(s);
   });
   state.on("values", ({ source }) => { if (source === "follow") render(); });
-  render();
+  state.on("reveal", render);
+  show(cur);
   return api;
 }
