@@ -13,7 +13,7 @@ import { wireControls } from "./js/controls.js";
 import { wireHistory } from "./js/history.js";
 import { wireStatus } from "./js/status.js";
 import { Charts } from "./js/charts.js";
-import { renderTable } from "./js/tables.js";
+import { renderTable, fitTables } from "./js/tables.js";
 import { styler } from "./js/palette.js";
 import { installProbe } from "./js/probe.js";
 import { wireRoom } from "./js/room.js";
@@ -52,6 +52,7 @@ onThemeChange(() => {
 });
 wireExport(state);
 wirePresent(state, charts);
+fitTables();
 
 document.getElementById("copy-link")?.addEventListener("click", async () => {
   const status = document.getElementById("status");
