@@ -3,82 +3,109 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/resilience-playground/playground/lab"
 )
 
-// broadcast fans one producer's replies out to many connections. Each reply is encoded once
-// and the same bytes go to every follower; the producer appends under a lock held for an
-// append, never while merging into anyone's mailbox. A follower that falls more than
-// maxBehind frames behind is sent the run's state so far in one frame instead (as a late
-// joiner is), never a queue.
+// broadcast fans one producer's replies out to many connections. Each reply is encoded once,
+// and its websocket frame prepared (compressed) once, for every follower. Followers never take a lock: what they read is a
+// view of the broadcast, replaced whole at each change (the frames of a run are appended,
+// never rewritten), so a follower descheduled while reading delays no one, and the producer
+// never waits for a follower. A follower that falls more than maxBehind frames behind is sent
+// the run's state so far in one frame instead (as a late joiner is), never a queue; that
+// frame is encoded once per length of the run, by the first follower that needs it.
 type broadcast struct {
-	mu      sync.Mutex
-	room    []byte // the newest room message
-	roomVer int64  // grows with each room message
-	run     int64  // grows with each run
-	start   []byte // the current run's start reply, nil before the first
-	frames  [][]byte
-	state   lab.Update // the fold of the current run's frames
-	id      int64      // the current run's request id
-	end     []byte     // its done or error reply, nil while it runs
-	extra   []byte     // a passing message (busy), replaced by the next
+	mu   sync.Mutex            // serialises the producer's changes of view
+	view atomic.Pointer[bview] // what followers read
+
+	fold    sync.Mutex // guards the fold of the current run's frames and its encoding
+	state   lab.Update
+	foldRun int64 // the run state folds
+	foldID  int64 // its request id
+	foldN   int   // how many of its frames
+	snap    *wire
+	snapN   int // frames in snap
+}
+
+// bview is a broadcast's content at one moment. It is never modified once published.
+type bview struct {
+	room    *wire // the newest room message
+	roomVer int64 // grows with each room message
+	extra   *wire // a passing message (busy), replaced by the next
 	extraV  int64
-	snap    []byte // state encoded as one frame, at snapN frames
-	snapN   int
-	changed chan struct{} // closed at each change, then replaced
+	run     int64   // grows with each run
+	id      int64   // the current run's request id
+	start   *wire   // the current run's start reply, nil before the first
+	frames  []*wire // its frames; later views of the run share the array and append to it
+	end     *wire   // its done or error reply, nil while it runs
+	changed chan struct{}
 }
 
 // maxBehind is how many frames a follower may lag before it is sent a snapshot instead.
 const maxBehind = 32
 
-func newBroadcast() *broadcast { return &broadcast{changed: make(chan struct{})} }
+func newBroadcast() *broadcast {
+	b := &broadcast{}
+	b.view.Store(&bview{changed: make(chan struct{})})
+	return b
+}
 
-// notify wakes every follower; b.mu is held.
-func (b *broadcast) notify() {
-	close(b.changed)
-	b.changed = make(chan struct{})
+// change publishes the view edit makes of a copy of the current one, and wakes every
+// follower; b.mu is held.
+func (b *broadcast) change(edit func(v *bview)) {
+	old := b.view.Load()
+	v := *old
+	v.changed = make(chan struct{})
+	edit(&v)
+	b.view.Store(&v)
+	close(old.changed)
 }
 
 // setRoom replaces the room message.
 func (b *broadcast) setRoom(m reply) {
-	enc, _ := json.Marshal(m)
+	b2, _ := json.Marshal(m)
+	enc := newWire(b2)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.room = enc
-	b.roomVer++
-	b.notify()
+	b.change(func(v *bview) { v.room, v.roomVer = enc, v.roomVer+1 })
 }
 
 // publish is the producer's output (a driver's out): it records and fans out one reply.
 func (b *broadcast) publish(m reply) error {
-	enc, err := json.Marshal(m)
+	b2, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}
+	enc := newWire(b2)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	switch m.Type {
-	case "start":
-		b.run++
-		b.start, b.frames, b.state, b.end, b.id = enc, nil, lab.Update{}, nil, m.ID
-		b.snap, b.snapN = nil, 0
-	case "frame":
-		b.frames = append(b.frames, enc)
-		b.state.Merge(lab.Update{Progress: m.Progress, Refine: m.Refine, Summary: m.Summary, Series: m.Series})
-	case "done", "error":
-		if m.ID == b.id && b.start != nil {
-			b.end = enc
-		} else { // a request refused before it started: passes like busy
-			b.extra = enc
-			b.extraV++
+	b.change(func(v *bview) {
+		switch m.Type {
+		case "start":
+			v.run++
+			v.start, v.frames, v.end, v.id = enc, nil, nil, m.ID
+			b.fold.Lock()
+			b.state, b.foldRun, b.foldID, b.foldN, b.snap, b.snapN = lab.Update{}, v.run, m.ID, 0, nil, 0
+			b.fold.Unlock()
+		case "frame":
+			v.frames = append(v.frames, enc)
+			b.fold.Lock()
+			b.state.Merge(lab.Update{Progress: m.Progress, Refine: m.Refine, Summary: m.Summary, Series: m.Series})
+			b.foldN++
+			b.fold.Unlock()
+		case "done", "error":
+			if m.ID == v.id && v.start != nil {
+				v.end = enc
+			} else { // a request refused before it started: passes like busy
+				v.extra, v.extraV = enc, v.extraV+1
+			}
+		default:
+			v.extra, v.extraV = enc, v.extraV+1
 		}
-	default:
-		b.extra = enc
-		b.extraV++
-	}
-	b.notify()
+	})
 	return nil
 }
 
@@ -91,58 +118,76 @@ type cursor struct {
 
 // next returns the messages a follower at c has not been sent, and advances c; it returns the
 // channel to wait on for more.
-func (b *broadcast) next(c *cursor) ([][]byte, <-chan struct{}) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var out [][]byte
-	if c.roomVer != b.roomVer && b.room != nil {
-		out = append(out, b.room)
-		c.roomVer = b.roomVer
+func (b *broadcast) next(c *cursor) ([]*wire, <-chan struct{}) {
+	v := b.view.Load()
+	var out []*wire
+	if c.roomVer != v.roomVer && v.room != nil {
+		out = append(out, v.room)
+		c.roomVer = v.roomVer
 	}
-	if c.extraV != b.extraV && b.extra != nil {
-		out = append(out, b.extra)
-		c.extraV = b.extraV
+	if c.extraV != v.extraV && v.extra != nil {
+		out = append(out, v.extra)
+		c.extraV = v.extraV
 	}
-	if b.start != nil {
-		if c.run != b.run {
-			out = append(out, b.start)
-			c.run, c.frames, c.ended = b.run, 0, false
-		}
-		if behind := len(b.frames) - c.frames; behind > maxBehind || (behind > 1 && c.frames == 0) {
-			out = append(out, b.snapshot())
-			c.frames = len(b.frames)
-		}
-		out = append(out, b.frames[c.frames:]...)
-		c.frames = len(b.frames)
-		if b.end != nil && !c.ended {
-			out = append(out, b.end)
-			c.ended = true
+	if v.start == nil {
+		return out, v.changed
+	}
+	if c.run != v.run {
+		out = append(out, v.start)
+		c.run, c.frames, c.ended = v.run, 0, false
+	}
+	if behind := len(v.frames) - c.frames; behind > maxBehind || (behind > 1 && c.frames == 0) {
+		if snap, n, ok := b.snapshot(v.run); ok {
+			out = append(out, snap)
+			c.frames = n // the fold may be ahead of v: the frames it holds are not sent again
 		}
 	}
-	return out, b.changed
+	if c.frames < len(v.frames) {
+		out = append(out, v.frames[c.frames:]...)
+		c.frames = len(v.frames)
+	}
+	if v.end != nil && !c.ended {
+		out = append(out, v.end)
+		c.ended = true
+	}
+	return out, v.changed
 }
 
-// snapshot is the current run's state as one frame, encoded once per length of the run;
-// b.mu is held.
-func (b *broadcast) snapshot() []byte {
-	if b.snap == nil || b.snapN != len(b.frames) {
-		s := b.state
-		b.snap, _ = json.Marshal(reply{Type: "frame", ID: b.id, Progress: s.Progress, Refine: s.Refine, Summary: s.Summary, Series: s.Series})
-		b.snapN = len(b.frames)
+// snapshot returns run's state so far as one frame, and how many frames it folds; false if a
+// newer run has started (the follower will be sent that one next).
+func (b *broadcast) snapshot(run int64) (*wire, int, bool) {
+	b.fold.Lock()
+	defer b.fold.Unlock()
+	if b.foldRun != run {
+		return nil, 0, false
 	}
-	return b.snap
+	if b.snap == nil || b.snapN != b.foldN {
+		s := b.state
+		enc, _ := json.Marshal(reply{Type: "frame", ID: b.foldID, Progress: s.Progress, Refine: s.Refine, Summary: s.Summary, Series: s.Series})
+		b.snap = newWire(enc)
+		b.snapN = b.foldN
+	}
+	return b.snap, b.snapN, true
 }
 
 // follow writes everything b publishes to write, from the current state on, until ctx ends or
 // a write fails.
-func (b *broadcast) follow(ctx context.Context, write func([]byte) error) error {
+//
+// Each follower writes from its own goroutine, so a slow one delays no other, and is handed
+// every message it has not been sent at once (write may send them in one write to the
+// network). After each write it yields: with more followers than CPUs, those still missing a
+// run's start or first frame write theirs before a follower ahead of them writes the next
+// frame, so the last follower's first frame waits for everyone's first frame, not for
+// everyone's run.
+func (b *broadcast) follow(ctx context.Context, write func([]*wire) error) error {
 	var c cursor
 	for {
 		msgs, changed := b.next(&c)
-		for _, m := range msgs {
-			if err := write(m); err != nil {
+		if len(msgs) > 0 {
+			if err := write(msgs); err != nil {
 				return err
 			}
+			runtime.Gosched()
 		}
 		select {
 		case <-ctx.Done():

@@ -24,7 +24,7 @@ func TestBroadcast(t *testing.T) {
 		return reply{Type: "frame", ID: 1, Series: []lab.Series{{Name: "s", Chart: "c", X: []float64{float64(k)}, Y: []float64{float64(k)}, Append: k > 0}}}
 	}
 	b.publish(frame(0))
-	var first [][]byte
+	var first []*wire
 	for i := range fast {
 		msgs, _ := b.next(&fast[i])
 		if len(msgs) != 1 {
@@ -32,7 +32,7 @@ func TestBroadcast(t *testing.T) {
 		}
 		if i == 0 {
 			first = msgs
-		} else if &msgs[0][0] != &first[0][0] {
+		} else if msgs[0] != first[0] {
 			t.Errorf("follower %d was written a different copy of the frame", i)
 		}
 	}
@@ -52,20 +52,20 @@ func TestBroadcast(t *testing.T) {
 		Type   string       `json:"type"`
 		Series []lab.Series `json:"series"`
 	}
-	if err := json.Unmarshal(msgs[0], &snap); err != nil || snap.Type != "frame" || len(snap.Series) != 1 || len(snap.Series[0].X) != maxBehind+6 {
-		t.Errorf("snapshot %s: want one frame with every point", msgs[0])
+	if err := json.Unmarshal(msgs[0].b, &snap); err != nil || snap.Type != "frame" || len(snap.Series) != 1 || len(snap.Series[0].X) != maxBehind+6 {
+		t.Errorf("snapshot %s: want one frame with every point", msgs[0].b)
 	}
 	var late cursor
 	if msgs, _ := b.next(&late); len(msgs) != 3 {
 		t.Errorf("a late joiner got %d messages, want room, start and one snapshot", len(msgs))
 	}
 	b.publish(reply{Type: "done", ID: 1})
-	if msgs, _ := b.next(&fast[0]); len(msgs) != 1 || !json.Valid(msgs[0]) || string(msgs[0]) != `{"type":"done","id":1}` {
-		t.Errorf("after done: %q", msgs)
+	if msgs, _ := b.next(&fast[0]); len(msgs) != 1 || !json.Valid(msgs[0].b) || string(msgs[0].b) != `{"type":"done","id":1}` {
+		t.Errorf("after done: %d messages", len(msgs))
 	}
 	// A new run: a follower still in the old one skips to it.
 	b.publish(reply{Type: "start", ID: 2, URL: "/y"})
-	if msgs, _ := b.next(&fast[1]); len(msgs) != 1 || string(msgs[0]) != `{"type":"start","id":2,"url":"/y"}` {
-		t.Errorf("a follower behind in the old run got %q, want the new start only", msgs)
+	if msgs, _ := b.next(&fast[1]); len(msgs) != 1 || string(msgs[0].b) != `{"type":"start","id":2,"url":"/y"}` {
+		t.Errorf("a follower behind in the old run got %d messages, want the new start only", len(msgs))
 	}
 }

@@ -78,6 +78,8 @@ func statusOf(err error) (int, errorBody) {
 		return http.StatusServiceUnavailable, errorBody{Error: "the server keeps as many rooms as it can; try again later", RetryAfter: roomsFullRetrySeconds}
 	case errors.As(err, new(hostError)):
 		return http.StatusMisdirectedRequest, errorBody{Error: err.Error()}
+	case errors.As(err, new(originError)):
+		return http.StatusForbidden, errorBody{Error: err.Error()}
 	case errors.As(err, new(methodError)):
 		return http.StatusMethodNotAllowed, errorBody{Error: err.Error()}
 	case errors.Is(err, errNotFound):

@@ -214,6 +214,12 @@ func (s *Server) Get(tb testing.TB, path string) (*http.Response, []byte) {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), readTimeout)
 	defer cancel()
+	return s.GetContext(tb, ctx, path)
+}
+
+// GetContext is Get bounded by ctx instead of readTimeout.
+func (s *Server) GetContext(tb testing.TB, ctx context.Context, path string) (*http.Response, []byte) {
+	tb.Helper()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+path, nil)
 	if err != nil {
 		tb.Fatalf("GET %.80s: %v", path, err)

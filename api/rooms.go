@@ -39,10 +39,10 @@ import (
 //	{"type": "room", "code", "lab", "url", "step", "version", "followers", "presenter"}
 //
 // sent first and whenever the room changes (presenter is true on the presenter's own
-// connection); the run frames' ids are the room's version. A connection becomes the
-// presenter by sending {"type": "present", "key": "..."}; then its params messages
-// ({"type": "params", "id", "query", "step"}) move the room. A follower's params message is
-// answered with an error and changes nothing.
+// connection); the run frames' ids are the room's version, and the room message of a version
+// comes before its run. A connection becomes the presenter by sending {"type": "present",
+// "key": "..."}; then its params messages ({"type": "params", "id", "query", "step"}) move the
+// room. A follower's params message is answered with an error and changes nothing.
 //
 // Limits. A client (a remote address; see clientOf) may open 5 rooms at once, then one every
 // 10 seconds, and keep at most room.Limits.PerOwner (20) open; the store keeps at most
@@ -281,28 +281,23 @@ func (rs *roomServer) stream(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, hub.ErrDraining)
 		return
 	}
-	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{
-		OriginPatterns:  s.cfg.AllowedOrigins,
-		CompressionMode: websocket.CompressionNoContextTakeover,
-	})
-	if err != nil {
-		return
+	// ctx is the connection's: its reader, pinger and writes. The server's reasons to end
+	// the stream — draining, the room ending, the store failing — end only the following
+	// (follow), with their cause, and the stream then closes with the code of its cause
+	// (closeOf).
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ws := s.acceptRoom(w, r, ctx)
+	if ws == nil {
+		return // acceptRoom has written the error response (403 for a foreign origin)
 	}
+	defer ws.c.Close()
 	s.streams.Add(1)
 	defer s.streams.Done()
 	s.metrics.connections.Inc()
 	defer s.metrics.connections.Dec()
-	c.SetReadLimit(s.cfg.MaxMessage)
-	// ctx is the connection's: its reader, pinger and writes. Cancelling it cuts the
-	// connection without a close frame (the websocket library closes a connection whose read
-	// is cancelled), so the server's reasons to end the stream — draining, the room ending,
-	// the store failing — end only the following (follow), with their cause, and the stream
-	// then closes with the code of its cause (closeOf).
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	following, stopFollowing := context.WithCancelCause(ctx)
 	defer stopFollowing(nil)
-	ws := &wsConn{s: s, c: c, ctx: ctx}
 	defer ws.recoverPanic("room " + rm.Code)
 	// Draining, a room's participants are sent away at once: the room lives on in the store,
 	// and they reconnect to another server.
@@ -313,14 +308,13 @@ func (rs *roomServer) stream(w http.ResponseWriter, r *http.Request) {
 	if lr.ctx.Err() != nil { // the room could not start here
 		rs.leave(lr, false)
 		code, reason := closeOf(context.Cause(lr.ctx))
-		c.Close(code, reason)
+		ws.close(code, reason)
 		return
 	}
 	stopRoom := context.AfterFunc(lr.ctx, func() { stopFollowing(context.Cause(lr.ctx)) })
 	defer stopRoom()
-	// presenter is set by the presenting loop; websocket writes may be concurrent, so this
-	// connection's own replies and the room's frames need no lock of their own: a write
-	// blocked on a slow reader must not stop the presenter's next change.
+	// presenter is set by the presenting loop. This connection's own replies and the room's
+	// frames take turns to write (roomConn.writing), each within the write timeout.
 	var presenter atomic.Bool
 	defer func() { rs.leave(lr, presenter.Load()) }()
 	own := func(m reply) error { return ws.writeJSON(m) }
@@ -329,7 +323,8 @@ func (rs *roomServer) stream(w http.ResponseWriter, r *http.Request) {
 	// (the newest key first), changes are stored by the room's (storeChanges).
 	keys := make(chan string, 1)
 	go rs.presenting(ctx, lr, keys, &presenter, own, stopFollowing)
-	go ws.read(cancel, func(b []byte) error {
+	ws.reading = true
+	go ws.readLoop(cancel, func(b []byte) error {
 		m, err := decodeOf(b, "params", "present")
 		if err != nil {
 			return err
@@ -361,14 +356,13 @@ func (rs *roomServer) stream(w http.ResponseWriter, r *http.Request) {
 	_ = lr.b.follow(following, ws.write) // how it ended is told by the contexts below
 	if cause := context.Cause(following); following.Err() != nil && ctx.Err() == nil {
 		code, reason := closeOf(cause)
-		c.Close(code, reason)
+		ws.close(code, reason)
 		return
 	}
 	if ctx.Err() != nil {
-		c.Close(websocket.StatusNormalClosure, "")
-		return
+		ws.close(websocket.StatusNormalClosure, "")
 	}
-	c.CloseNow()
+	// A write failed: the deferred Close cuts the connection.
 }
 
 // Why a room's stream ends, besides its participant leaving.
@@ -515,9 +509,9 @@ func (rs *roomServer) end(lr *liveRoom, cause error) {
 	lr.cancel(cause)
 }
 
-// watch follows the room's changes in the store: a new URL or step is a new request for the
-// driver; every change refreshes the room message (follower counts, too). A store that closes
-// the changes (the memory store, when the room expires) has ended the room.
+// watch follows the room's changes in the store: every change refreshes the room message
+// (follower counts, too), and a new URL or step is then a new request for the driver. A store
+// that closes the changes (the memory store, when the room expires) has ended the room.
 func (rs *roomServer) watch(ctx context.Context, lr *liveRoom, changes <-chan room.Room) {
 	for {
 		var rm room.Room
@@ -533,24 +527,35 @@ func (rs *roomServer) watch(ctx context.Context, lr *liveRoom, changes <-chan ro
 			}
 			rm = r
 		}
-		sctx, cancel := context.WithTimeout(ctx, storeTimeout)
-		n, err := rs.store.Followers(sctx, lr.code)
-		cancel()
 		rs.mu.Lock()
 		newer := rm.Version > lr.room.Version
 		if rm.Version >= lr.room.Version {
 			lr.room = rm
-			if err == nil {
-				lr.total = n
-			}
 		}
 		rs.mu.Unlock()
 		if newer {
+			// The room message first, then the run it announces: once the broadcast has the
+			// message of version N, it sends it ahead of any run it has not sent yet, so no
+			// participant is shown version N's run before it is told the room is at version N.
+			// A new scenario goes out at once, with the follower count last read: asking the
+			// store for it first would put a round trip before every follower's first frame.
+			lr.b.setRoom(rs.roomReply(lr, false))
 			if l, v, err := Resolve(rs.s.cfg.Labs, rm.URL); err == nil && l == lr.lab {
 				lr.d.offer(request{Type: "params", ID: rm.Version, Query: v.Encode()})
 			}
 		}
-		lr.b.setRoom(rs.roomReply(lr, false))
+		sctx, cancel := context.WithTimeout(ctx, storeTimeout)
+		n, err := rs.store.Followers(sctx, lr.code)
+		cancel()
+		rs.mu.Lock()
+		counted := err == nil && rm.Version >= lr.room.Version && n != lr.total
+		if counted {
+			lr.total = n
+		}
+		rs.mu.Unlock()
+		if counted || !newer {
+			lr.b.setRoom(rs.roomReply(lr, false))
+		}
 	}
 }
 

@@ -332,7 +332,7 @@ func TestRoomAcrossReplicas(t *testing.T) {
 		t.Errorf("follower on b: start %+v; series match the API: %v", start, canon(t, fold.Series) == canon(t, res.Series))
 	}
 	for _, s := range []*Server{a, b} {
-		deadline := time.Now().Add(10 * time.Second)
+		deadline := time.Now().Add(readTimeout)
 		for s.MustRoomInfo(t, c.Code).Followers != 1 && time.Now().Before(deadline) {
 			time.Sleep(10 * time.Millisecond)
 		}

@@ -12,16 +12,35 @@ import (
 )
 
 // Defaults for a server's hub (see `playground serve`).
+//
+// Whether a run is admitted is decided before it starts, deterministically, by its estimated
+// work (lab.Lab.Cost) against DefaultBudget. The CPU limit is only the safety net under the
+// estimates: it stops a run whose estimate was wrong by far, and is never what decides for a
+// run the estimates admit. It is therefore derived from the budget, with a margin of three
+// over the most CPU an admitted run can use on the reference machine.
 const (
-	// DefaultBudget is the most simulated events (as a lab estimates them) one run may need:
-	// about ten seconds of one CPU.
+	// DefaultBudget is the most work units (lab.Lab.Cost: each lab counts the work its
+	// simulations do, weighing heavier operations, so that a unit is about the same CPU in
+	// every lab) one run may need.
 	DefaultBudget = 200_000_000
-	// DefaultMaxRunCPU is the most computing time one run may use before it is stopped: the
-	// safety net under the estimates, and the most CPU the heaviest URL the bounds allow can
-	// hold a slot for. The heaviest slider end, /backoff?trials=1000, computes for about 7.4
-	// CPU-seconds on the 2-core reference machine (TestEverySliderEnd runs it under this limit).
-	DefaultMaxRunCPU = 10 * time.Second
+	// unitCPU is a ceiling on the CPU time one estimated work unit takes, in any lab, on the
+	// 2-core reference machine while it is busy with other work: BenchmarkWorkUnit in each lab
+	// measures 12–97 ns, and TestEverySliderEnd and TestHeaviestAdmittedFinishes log it for
+	// every slider end and for each lab's heaviest admitted scenario.
+	unitCPU = 100 * time.Nanosecond
+	// DefaultMaxRunCPU is the most computing time one run may use before it is stopped: three
+	// times what a run at the full budget takes at unitCPU (60 s), so that no run the budget
+	// admits comes near it. On the busy reference machine the heaviest admitted runs compute
+	// for 10–14.4 CPU-seconds (the rate limiter's sliding log on a racy store of 16 instances;
+	// backoff at clients=1000&trials=420; load balancing at clients=3000&duration=100s) and
+	// the heaviest slider end, /backoff?trials=1000, for 8.7–9.3: a margin of four or more.
+	DefaultMaxRunCPU = 3 * DefaultBudget * unitCPU
 )
+
+// MaxRunCPUFor is the CPU safety net for a work budget: three times what a run at the full
+// budget takes at the reference machine's ceiling per unit (DefaultMaxRunCPU for
+// DefaultBudget). A budget of 0 (no limit on work) has no limit on CPU either.
+func MaxRunCPUFor(budget int64) time.Duration { return time.Duration(3*budget) * unitCPU }
 
 // Resolve finds the lab and scenario a URL names: a page URL (/backoff?...), an API URL
 // (/api/v1/backoff?...) or either with scheme and host. Errors are *param.Error or errNotFound.

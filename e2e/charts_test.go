@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"net/url"
 	"regexp"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/chromedp"
 
+	"github.com/resilience-playground/playground/lab/labtest"
 	"github.com/resilience-playground/playground/labs"
 )
 
@@ -125,73 +125,84 @@ func TestCompareBinsEqual(t *testing.T) {
 	t.Logf("API bin widths %v ms; drawn at %v ms (%q)", sent, plots[0].Width, plots[0].YLabel)
 }
 
-// TestRefineShowsOnlyNewRun changes a scenario whose time series the server refines over
-// simulated time: at every redraw while the new run refines, no chart shows points past the
-// span the new run has computed — never its first seconds joined to the old run's tail
-// (issue 15, item 14).
+// TestRefineShowsOnlyNewRun changes a scenario whose series the server refines: while the new
+// run refines, no chart shows points past the span the new run has computed — never its first
+// steps joined to the old run's tail (issue 15, item 14). The lab is a gated one, made
+// progressive, whose runs advance one update per step the test lets through, so the page is
+// certain to draw the new run while it refines, however fast the machine: the old run showed
+// steps 0–9, the new one has sent step 0 and holds.
 func TestRefineShowsOnlyNewRun(t *testing.T) {
-	srv := MustOpenServer(t)
-	for _, c := range []struct {
-		page, param, value string
-		charts             []string // charts whose x is the simulated time refine.done counts, in its unit
-	}{
-		{"/ratelimit?duration=20m&algorithms=fixed_window,token_bucket", "load", "3", []string{"rate"}},
-		{"/loadbalance?seed=11&clients=100&backends=60&subset=10&policy=round_robin,least_loaded&duration=2m", "clients", "1000", []string{"cpu", "errors"}},
-	} {
-		t.Run(strings.Split(c.page, "?")[0][1:], func(t *testing.T) {
-			ctx := MustOpenTab(t)
-			hookTab(t, ctx)
-			openLab(t, ctx, srv.URL+c.page)
-			waitDrawn(t, ctx)
-			if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => {
-				const p = window.__playground, ch = p.charts, draw = ch.draw, watch = new Set(%q.split(","));
-				p.refineLog = [];
-				ch.draw = function (id) {
-					const r = draw.apply(this, arguments);
-					const run = p.state.run;
-					if (watch.has(id) && run.refine && run.phase === "running") {
-						let maxX = -Infinity;
-						for (const [k, pl] of ch.plots) {
-							if (!k.startsWith(id + "\u0000")) continue;
-							const d = pl.u.data;
-							d[0].forEach((x, i) => { if (d.slice(1).some((col) => col[i] != null)) maxX = Math.max(maxX, x); });
-						}
-						p.refineLog.push({ chart: id, run: run.startedId, maxX, done: run.refine.done, total: run.refine.total });
-					}
-					return r;
-				}; })()`, strings.Join(c.charts, ",")))); err != nil {
-				t.Fatal(err)
-			}
-			prev := lastSent(t, ctx)
-			typeValue(t, ctx, textSel(c.param), c.value)
-			if waitSettled(t, ctx, prev) {
-				t.Fatalf("%s=%s failed: %v", c.param, c.value, eval[[]string](t, ctx, `window.__playground.errors`))
-			}
-			type entry struct {
-				Chart             string
-				Run               int
-				MaxX, Done, Total float64
-			}
-			log := eval[[]entry](t, ctx, `window.__playground.refineLog.map((e) => ({ Chart: e.chart, Run: e.run, MaxX: e.maxX, Done: e.done, Total: e.total }))`)
-			newRun := eval[int](t, ctx, `window.__playground.state.run.startedId`)
-			checked := 0
-			for _, e := range log {
-				if e.Run != newRun || e.Done >= e.Total {
-					continue
-				}
-				checked++
-				if e.MaxX > e.Done+1e-9 {
-					t.Errorf("%s: while the new run had computed %v of %v, the chart showed points up to %v", e.Chart, e.Done, e.Total, e.MaxX)
-					break
-				}
-			}
-			if checked == 0 {
-				// A machine fast enough to finish the run within one frame leaves nothing to see.
-				t.Skipf("SKIPPING: no redraw while the new run refined (log %v): nothing was checked", log)
-			}
-			t.Logf("%d redraws checked while the new run refined", checked)
-		})
+	g := labtest.NewGated("refine", true)
+	g.Lab.Progressive = true
+	srv := mustOpenServerWith(t, g.Lab)
+	ctx := MustOpenTab(t)
+	hookTab(t, ctx)
+	const old = "steps=10&picture=1"
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/refine?"+old)); err != nil {
+		t.Fatal(err)
 	}
+	stepCtx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	if err := g.Step(stepCtx, old, 10); err != nil {
+		t.Fatal(err)
+	}
+	waitSettled(t, ctx, 0)
+	waitDrawn(t, ctx)
+	if n := eval[int](t, ctx, `(() => { const d = [...window.__playground.charts.plots.values()][0].u.data; return d[0].length; })()`); n != 10 {
+		t.Fatalf("the old run shows %d points, want 10", n)
+	}
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`(() => {
+		const p = window.__playground, ch = p.charts, draw = ch.draw;
+		p.refineLog = [];
+		ch.draw = function (id) {
+			const r = draw.apply(this, arguments);
+			const run = p.state.run;
+			if (run.refine && run.phase === "running") {
+				let maxX = -Infinity;
+				for (const [k, pl] of ch.plots) {
+					if (!k.startsWith(id + "\u0000")) continue;
+					const d = pl.u.data;
+					d[0].forEach((x, i) => { if (d.slice(1).some((col) => col[i] != null)) maxX = Math.max(maxX, x); });
+				}
+				p.refineLog.push({ chart: id, run: run.startedId, maxX, done: run.refine.done, total: run.refine.total });
+			}
+			return r;
+		}; })()`)); err != nil {
+		t.Fatal(err)
+	}
+	const next = "n=2&steps=10&picture=1"
+	typeValue(t, ctx, textSel("n"), "2")
+	if err := g.Step(stepCtx, next, 1); err != nil {
+		t.Fatal(err)
+	}
+	// The new run's first picture (step 0 of 10) drawn while the run holds.
+	waitFor(t, ctx, `window.__playground.refineLog.some((e) => e.run === window.__playground.state.run.startedId)`)
+	type entry struct {
+		Chart             string
+		Run               int
+		MaxX, Done, Total float64
+	}
+	log := eval[[]entry](t, ctx, `window.__playground.refineLog.map((e) => ({ Chart: e.chart, Run: e.run, MaxX: e.maxX, Done: e.done, Total: e.total }))`)
+	newRun := eval[int](t, ctx, `window.__playground.state.run.startedId`)
+	checked := 0
+	for _, e := range log {
+		if e.Run != newRun {
+			continue
+		}
+		checked++
+		// Step i is at x = i; after Done steps the new run has computed x < Done.
+		if e.MaxX >= e.Done {
+			t.Errorf("%s: while the new run had computed %v of %v steps, the chart showed points up to x=%v (the old run's tail)", e.Chart, e.Done, e.Total, e.MaxX)
+		}
+	}
+	if checked == 0 {
+		t.Fatalf("no redraw of the new run while it refined: %v", log)
+	}
+	if err := g.Step(stepCtx, next, 9); err != nil {
+		t.Fatal(err)
+	}
+	waitDrawn(t, ctx)
+	t.Logf("%d redraws checked while the new run refined", checked)
 }
 
 // TestLegendMatchesSeries switches the load-balancing lab's subsetting: in every chart the

@@ -132,7 +132,8 @@ func TestExportPNG(t *testing.T) {
 // waitFile polls for a completely downloaded file and returns its bytes.
 func waitFile(tb testing.TB, name string) []byte {
 	tb.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	const wait = slow * 60 * time.Second // a bound on hangs, not on speed
+	deadline := time.Now().Add(wait)
 	for time.Now().Before(deadline) {
 		if b, err := os.ReadFile(name); err == nil && len(b) > 0 {
 			if _, err := png.DecodeConfig(bytes.NewReader(b)); err == nil {
@@ -146,7 +147,7 @@ func waitFile(tb testing.TB, name string) []byte {
 	for _, e := range entries {
 		have = append(have, e.Name())
 	}
-	tb.Fatalf("no download %s within 20s; the directory has %q", filepath.Base(name), have)
+	tb.Fatalf("no download %s within %v; the directory has %q", filepath.Base(name), wait, have)
 	return nil
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/resilience-playground/playground/api"
 	"github.com/resilience-playground/playground/hub"
+	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/labs"
 )
 
@@ -43,9 +44,15 @@ func TestMain(m *testing.M) {
 // MustOpenServer starts a playground server on a loopback port for the test.
 func MustOpenServer(tb testing.TB) *httptest.Server {
 	tb.Helper()
+	return mustOpenServerWith(tb)
+}
+
+// mustOpenServerWith is MustOpenServer with extra labs (of tests) beside the playground's.
+func mustOpenServerWith(tb testing.TB, extra ...*lab.Lab) *httptest.Server {
+	tb.Helper()
 	m := api.NewMetrics(prometheus.NewRegistry())
 	h := hub.New(hub.Config{MaxRuns: 2, Budget: api.DefaultBudget, CacheSize: 64, Observe: m.ObserveRun})
-	srv := httptest.NewServer(api.New(api.Config{Labs: labs.Registry(), Hub: h, Metrics: m}))
+	srv := httptest.NewServer(api.New(api.Config{Labs: labs.Registry(extra...), Hub: h, Metrics: m}))
 	tb.Cleanup(srv.Close)
 	return srv
 }
@@ -97,11 +104,11 @@ func browser(tb testing.TB) context.Context {
 }
 
 // MustOpenTab opens a new tab for the test and fails the test on any console error or
-// uncaught exception in it.
+// uncaught exception in it. The tab lives for at most tabLife.
 func MustOpenTab(tb testing.TB) context.Context {
 	tb.Helper()
 	ctx, cancel := chromedp.NewContext(browser(tb))
-	ctx, cancelT := context.WithTimeout(ctx, slow*60*time.Second)
+	ctx, cancelT := context.WithTimeout(ctx, tabLife)
 	messages := chromedp.Console(ctx)
 	if err := chromedp.Do(ctx); err != nil {
 		tb.Fatal(err)
@@ -174,10 +181,19 @@ func eval[T any](tb testing.TB, ctx context.Context, expr string) T {
 	return v
 }
 
-// waitFor polls a JavaScript condition until it is true.
+// The bounds on a browser test's waits are bounds on hangs, not on speed: a busy 2-core
+// machine running the race detector can take minutes over what takes a second when it is
+// idle, and must still pass. A tab lives for at most tabLife; one condition is awaited for at
+// most waitLimit.
+const (
+	tabLife   = slow * 10 * time.Minute
+	waitLimit = slow * 3 * time.Minute
+)
+
+// waitFor polls a JavaScript condition until it is true (for at most waitLimit).
 func waitFor(tb testing.TB, ctx context.Context, cond string) {
 	tb.Helper()
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](cond, chromedp.WithPollingTimeout(slow*30*time.Second))); err != nil {
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](cond, chromedp.WithPollingTimeout(waitLimit))); err != nil {
 		tb.Fatalf("waiting for %s: %v", cond, err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -16,13 +17,14 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// drain is the lame-duck period the test gives the server.
-const drain = 5 * time.Second
+// drain is the lame-duck period the test gives the server: twice the run in flight's length.
+const drain = 10 * time.Second
 
 // TestLameDuckShutdownAndReconnect signals the real binary to stop while a page watches it and
-// another page's run is in flight: readiness must flip, the process must exit cleanly within
-// the drain period, and once a new process listens on the same port the page must reconnect
-// by itself and show the same scenario and the same numbers.
+// another page's run is in flight: readiness must flip, the run in flight must finish and
+// reach its page, the process must exit cleanly, and once a new process listens on the same
+// port the page must reconnect by itself and show the same scenario and the same numbers. How
+// long the exit took is logged; the test waits for it up to a bound on hangs, not on speed.
 func TestLameDuckShutdownAndReconnect(t *testing.T) {
 	browser(t) // skip before building when there is no browser
 	bin := buildBinary(t)
@@ -43,26 +45,26 @@ func TestLameDuckShutdownAndReconnect(t *testing.T) {
 	sent := lastSent(t, page)
 
 	// A run in flight in a second page when the signal comes: the gated test lab's run takes
-	// 1.5 s of wall time (three updates 750 ms apart), well within the drain deadline.
+	// 5 s of wall time (three updates 2.5 s apart), within the drain deadline. The signal
+	// follows its start at once; the page's log of messages (wall-clock times) shows
+	// afterwards that its end came after the signal.
 	heavy := MustOpenTab(t)
 	hookTab(t, heavy)
-	if err := chromedp.Do(heavy, chromedp.Navigate(base+"/gated?steps=3&pause=750ms")); err != nil {
+	hookFrames(t, heavy)
+	if err := chromedp.Do(heavy, chromedp.Navigate(base+"/gated?steps=3&pause=2500ms")); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, heavy, `window.__e2e.lastSent > 0 && window.__e2e.lastStart === window.__e2e.lastSent`)
-	if eval[bool](t, heavy, `window.__e2e.lastDone === window.__e2e.lastSent`) {
-		t.Fatal("the 1.5 s run finished before the test could signal the server")
-	}
 
 	signalled := time.Now()
 	if err := old.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	// Readiness flips at once; poll it fast until the process is gone.
-	client := &http.Client{Timeout: 500 * time.Millisecond}
+	client := &http.Client{Timeout: 2 * time.Second}
 	var ready503, exited bool
 	var firstNotReady time.Duration
-	for !exited && time.Since(signalled) < drain+5*time.Second {
+	for !exited && time.Since(signalled) < drain+slow*30*time.Second {
 		resp, err := client.Get(base + "/readyz")
 		if err == nil {
 			code := resp.StatusCode
@@ -80,7 +82,7 @@ func TestLameDuckShutdownAndReconnect(t *testing.T) {
 	if !exited {
 		select {
 		case <-old.exited:
-		case <-time.After(drain + 10*time.Second - time.Since(signalled)):
+		case <-time.After(drain + slow*60*time.Second - time.Since(signalled)):
 			t.Fatalf("server still running %v after SIGTERM with -drain %v\n%s", time.Since(signalled), drain, old.log())
 		}
 	}
@@ -88,14 +90,16 @@ func TestLameDuckShutdownAndReconnect(t *testing.T) {
 	if code := old.cmd.ProcessState.ExitCode(); code != 0 {
 		t.Errorf("exit status %d after SIGTERM, want 0\n%s", code, old.log())
 	}
-	if took > drain+3*time.Second {
-		t.Errorf("server took %v to exit, more than -drain %v plus a margin", took, drain)
-	}
 	heavyDone := eval[bool](t, heavy, `window.__e2e.lastDone === window.__e2e.lastSent`)
 	t.Logf("lame duck: /readyz 503 after %v (seen %v), exited after %v",
 		firstNotReady.Round(time.Millisecond), ready503, took.Round(time.Millisecond))
 	if !heavyDone {
 		t.Errorf("the run in flight did not finish before the server exited")
+	} else if doneAt := eval[float64](t, heavy, `window.__frames.findLast((m) => m.type === "done").wall`); doneAt < float64(signalled.UnixMilli()) {
+		t.Errorf("the run meant to be in flight had finished %.0f ms before the signal: the drain was not tested", float64(signalled.UnixMilli())-doneAt)
+	}
+	if log := old.log(); strings.Contains(log, "after the grace period") {
+		t.Errorf("streams were still open when the grace after the drain deadline ran out:\n%s", log)
 	}
 	if cl := eval[[]int](t, heavy, `window.__e2e.closes`); len(cl) == 0 || cl[0] != 1001 {
 		t.Errorf("the draining page's stream closed with %v, want 1001 (going away) first", cl)
@@ -172,13 +176,13 @@ func startServer(t *testing.T, bin, addr string, drain time.Duration, flags ...s
 		_ = s.cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-s.exited:
-		case <-time.After(drain + 5*time.Second):
+		case <-time.After(drain + slow*30*time.Second):
 			_ = s.cmd.Process.Kill()
 			<-s.exited
 		}
 	})
-	client := &http.Client{Timeout: time.Second}
-	deadline := time.Now().Add(15 * time.Second)
+	client := &http.Client{Timeout: 2 * time.Second}
+	deadline := time.Now().Add(slow * 60 * time.Second) // a bound on hangs, not on speed
 	for {
 		resp, err := client.Get("http://" + addr + "/readyz")
 		if err == nil {

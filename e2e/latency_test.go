@@ -12,7 +12,9 @@ import (
 
 // TestSliderLatency drags the clients slider through 30 positions, an input event every
 // 100 ms as a hand does, and reports the time from each input to the next chart redraw. It
-// asserts nothing about the figures, which depend on the machine; they are logged as
+// asserts what holds at any speed — every input is answered by a redraw of its value or a
+// newer one, and the box shows the last value — and nothing about the figures, which depend
+// on the machine; they are logged as
 //
 //	slider latency p50=…ms p95=…ms n=…
 func TestSliderLatency(t *testing.T) {
@@ -30,7 +32,6 @@ func TestSliderLatency(t *testing.T) {
 				t.Fatal(err)
 			}
 			waitFor(t, ctx, `window.__e2e.lastSent > 0 && window.__e2e.lastStart === window.__e2e.lastSent && window.__playground.frames > 0`)
-			time.Sleep(200 * time.Millisecond)
 			if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`window.__playground.latencies.length = 0`)); err != nil {
 				t.Fatal(err)
 			}
@@ -58,8 +59,9 @@ func TestSliderLatency(t *testing.T) {
 			}
 			p50, p95 := percentile(lat, 50), percentile(lat, 95)
 			t.Logf("slider latency p50=%.1fms p95=%.1fms n=%d (%s)", p50, p95, len(lat), tc.url)
-			if len(lat) < 20 {
-				t.Errorf("only %d latency samples for 30 inputs; want at least 20", len(lat))
+			// The last input's redraw timed every input before it too (see js/probe.js).
+			if len(lat) < 30 {
+				t.Errorf("%d latency samples for 30 inputs: some input was never answered by a redraw", len(lat))
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -16,14 +17,17 @@ import (
 // TestShutdownPastDrainDeadline signals the real binary while 50 streams watch runs that never
 // finish on their own (the gated lab's hold) and 10 more wait on a full server: at the drain
 // deadline the runs must be cancelled and every stream must still receive its 1001 close
-// frame — not a bare EOF — before the process exits, within a short grace after the deadline.
+// frame — not a bare EOF — before the process exits, within the server's short grace after
+// the deadline (its log says so when the grace runs out). How long the exit took is logged;
+// the test waits for it up to a bound on hangs, not on speed.
 func TestShutdownPastDrainDeadline(t *testing.T) {
 	const drain = 1 * time.Second
 	bin := buildBinary(t)
 	addr := freeAddr(t)
-	srv := startServer(t, bin, addr, drain, "-max-runs", "50")
+	// Every stream comes from this one address: fair slots off, so that it may fill them all.
+	srv := startServer(t, bin, addr, drain, "-max-runs", "50", "-share", "-1")
 
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	var conns []*websocket.Conn
 	for i := range 60 {
@@ -78,7 +82,7 @@ func TestShutdownPastDrainDeadline(t *testing.T) {
 	wg.Wait()
 	select {
 	case <-srv.exited:
-	case <-time.After(drain + 10*time.Second):
+	case <-time.After(drain + slow*60*time.Second):
 		t.Fatalf("server still running %v after SIGTERM with -drain %v\n%s", time.Since(signalled), drain, srv.log())
 	}
 	took := time.Since(signalled)
@@ -92,8 +96,8 @@ func TestShutdownPastDrainDeadline(t *testing.T) {
 	if took < drain {
 		t.Errorf("exited after %v, before the drain deadline %v, though runs were in flight", took, drain)
 	}
-	if took > drain+4*time.Second {
-		t.Errorf("exited %v after SIGTERM: more than the drain %v plus the grace and a margin", took, drain)
+	if log := srv.log(); strings.Contains(log, "after the grace period") {
+		t.Errorf("streams were still open when the grace after the drain deadline ran out:\n%s", log)
 	}
 }
 

@@ -6,7 +6,9 @@
 //   - [Loop], a calendar queue of events on a virtual clock. Events at the same instant are
 //     delivered in the order they were scheduled, so a run is a pure function of its inputs.
 //     Scheduling and delivering an event never allocates once the queue has grown to its
-//     working size.
+//     working size, and costs a bounded amount of work however the events are spread in time
+//     (the queue adapts its resolution), which [Loop.Work] counts: a world's count of work
+//     follows its computing.
 //   - [Source], a small, fast SplitMix64 generator with a ziggurat [Source.Normal] (and
 //     [Source.Normals], several draws for the price of one call) and [Source.Float64], and
 //     [Seed], [Seeder] and [NewStream], random streams derived from the scenario's seed, one

@@ -72,7 +72,7 @@ type Config struct {
 	Share     int
 	CPUs      int           // quanta of computing at once; default GOMAXPROCS
 	MaxRunCPU time.Duration // computing time one run may use; 0 means no limit
-	Budget    int64         // simulated events one run may need; 0 means no limit
+	Budget    int64         // work units (lab.Lab.Cost) one run may need; 0 means no limit
 	CacheSize int           // finished results kept
 	// WallClock measures a run's computing in wall time instead of its threads' CPU time:
 	// for tests whose work sleeps on synctest's fake clock.

@@ -383,7 +383,9 @@ func newWorkLab() *workLab {
 }
 
 // TestHeavyRunsDoNotStallOthers: while two of the heaviest runs compute on both CPUs, a light
-// scenario starts within a quantum and finishes within twice the time it takes alone.
+// scenario starts within a quantum and finishes within twice the time it takes alone. The
+// durations are on synctest's fake clock, where computing is sleeping and the hub paces in
+// wall time: they are the hub's schedule, the same on any machine, not a measure of its speed.
 func TestHeavyRunsDoNotStallOthers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := newWorkLab()
@@ -422,7 +424,9 @@ func TestHeavyRunsDoNotStallOthers(t *testing.T) {
 }
 
 // TestRunCPULimit: a run that computes for longer than MaxRunCPU is stopped with an error that
-// names the parameter to lower and a value that would about fit.
+// names the parameter to lower and a value that would about fit. On synctest's fake clock
+// (see TestHeavyRunsDoNotStallOthers) the run is stopped exactly when its two workers have
+// computed the limit between them, within a quantum each: after half a second.
 func TestRunCPULimit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := newWorkLab()

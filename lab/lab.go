@@ -22,8 +22,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/resilience-playground/playground/param"
 )
@@ -47,15 +49,23 @@ type Lab struct {
 	// every tour step keep the rules.
 	Check func(param.Values) error
 
-	// Cost estimates the simulated events a scenario needs, checked against the server's work
-	// budget before the run starts. CostParams names the parameters that drive it, first the
-	// one to blame in an error.
+	// Cost estimates the work a scenario needs, in work units (see [Lab.CheckBudget]), checked
+	// against the server's work budget before the run starts. CostParams names the
+	// parameters that drive it, first the one to blame in an error. Cost must grow with each
+	// of them (those of kind Int, Float or Duration are suggested a value that fits).
 	Cost       func(param.Values) int64
 	CostParams []string
 
 	// CostBound, when set, is a cheap upper bound of Cost: a scenario it admits is admitted
 	// without computing Cost, which may itself take a little simulation.
 	CostBound func(param.Values) int64
+
+	// Memory estimates the most memory, in bytes, a run of the scenario holds at once: its
+	// big allocations (what grows with the parameters), checked against [MaxRunMemory] before
+	// the run starts. MemoryParams names the parameters that drive it, first the one to
+	// blame; Memory must grow with each of them.
+	Memory       func(param.Values) int64
+	MemoryParams []string
 
 	// Progressive says Run reports Update.Refine: its first report marks the moment the
 	// results so far form a complete (coarse) picture. A stream whose viewer has moved on
@@ -327,10 +337,62 @@ func (l *Lab) Execute(ctx context.Context, v param.Values, observe func(Update))
 	return r, nil
 }
 
-// CheckBudget returns a *param.Error when scenario v would need more than budget simulated
-// events. The error names the first cost parameter that, lowered alone, would make the
-// scenario fit, and the value it would fit with.
+// The budget. What runs is decided before it runs, by estimates that do not depend on the
+// machine: a scenario runs when its estimated work fits the server's work budget and its
+// estimated memory fits MaxRunMemory; the hub's limit on each run's CPU time is only a safety
+// net under the estimates.
+//
+// A work unit is about the computing of one write attempt of the backoff lab, some 30–90 ns of
+// CPU on the 2-core reference machine (12–100 ns across the three labs' heavy scenarios,
+// measured by each lab's BenchmarkWorkUnit under load): every lab counts its work in those
+// units as it runs, weighing what is heavier (a scan over a subset, a copy of a sliding log,
+// an event that misses the CPU's caches), and estimates it within 2× of the count over its
+// whole parameter space, extremes included (each lab's TestCostWithinTwice). So a budget of B
+// units admits runs of at most about 2·B units, some 2·B·100 ns of CPU at worst, and measured
+// here, at B = 2e8, up to ~15 CPU-s (README, "Speed"): the CPU limit should sit at least three
+// times above what the budget admits (the defaults are api.DefaultBudget and
+// api.DefaultMaxRunCPU).
+//
+// A refusal costs a few estimates: the value it suggests for a parameter comes from scaling
+// it by how far the scenario is over (Cost grows at least about linearly with each cost
+// parameter), then verifying the guess, at most fitTries estimates per parameter
+// (TestCheckBudgetEstimates and the rate limiter's TestRefusalEstimates count them).
+// Estimates run outside the hub's slots and CPU pacer, before any run: they are formulas or
+// memoised pilots of a few milliseconds, except the rate limiter's pilot simulations (at most
+// 2^20 units each, up to about a tenth of a second).
+
+// MaxRunMemory is the most memory, in bytes, one run's estimate ([Lab.Memory]) may reach. With
+// the hub's default of 8 runs at once (4 per CPU on 2 CPUs), runs hold at most 320 MiB
+// between them, which keeps the server's peak resident memory under 512 MB whatever the
+// requests, with the soft heap limit `playground serve` sets (measured: 404 MB after bursts of
+// eight runs at the bound; README, "Speed"). A server allowed more runs at once needs a
+// smaller bound per run, or more memory.
+const MaxRunMemory = 40 << 20
+
+// fitTries is the most estimates CheckBudget computes to find the value a parameter fits
+// with.
+const fitTries = 3
+
+// CheckBudget returns a *param.Error when scenario v would need more than budget work units
+// (budget ≤ 0: no limit on work) or more than MaxRunMemory bytes of memory. The error names
+// the first cost (or memory) parameter that, lowered alone, would make the scenario fit, and
+// a value it would fit with.
 func (l *Lab) CheckBudget(v param.Values, budget int64) error {
+	if err := l.checkWork(v, budget); err != nil {
+		return err // first: the values it suggests mostly fit the memory too
+	}
+	if l.Memory != nil {
+		if m := l.Memory(v); m > MaxRunMemory {
+			msg := fmt.Sprintf("this scenario needs about %s of memory, more than the %s one run may use; ",
+				megabytes(m), megabytes(MaxRunMemory))
+			return l.refuse(v, l.MemoryParams, l.Memory, m, MaxRunMemory, msg)
+		}
+	}
+	return nil
+}
+
+// checkWork is CheckBudget's check of the work.
+func (l *Lab) checkWork(v param.Values, budget int64) error {
 	if l.Cost == nil || budget <= 0 {
 		return nil
 	}
@@ -341,11 +403,37 @@ func (l *Lab) CheckBudget(v param.Values, budget int64) error {
 	if c <= budget {
 		return nil
 	}
-	msg := fmt.Sprintf("this scenario needs about %.3g simulated events, more than the %.3g one run may use; ",
+	msg := fmt.Sprintf("this scenario needs about %.3g work units, more than the %.3g one run may use; ",
 		float64(c), float64(budget))
-	for i, name := range l.CostParams {
-		if fit, ok := l.fit(v, name, budget); ok {
-			others := slices.Delete(slices.Clone(l.CostParams), i, i+1)
+	return l.refuse(v, l.CostParams, l.Cost, c, budget, msg)
+}
+
+func megabytes(b int64) string { return fmt.Sprintf("%.3g MB", float64(b)/1e6) }
+
+// refuse returns the error for scenario v, whose estimate c is over limit, msg saying by how
+// much: it names the first of names that, lowered alone, fits, with the value it fits with,
+// or all of them. Parameters the scenario moved from their defaults come first (a viewer who
+// moved the duration to a week is told what duration fits), then the others, each in the
+// lab's order.
+func (l *Lab) refuse(v param.Values, names []string, estimate func(param.Values) int64, c, limit int64, msg string) error {
+	def := l.Params.Defaults()
+	moved := func(name string) bool {
+		_, ok := l.Params.Lookup(name)
+		return ok && v.Format(name) != def.Format(name)
+	}
+	names = slices.Clone(names)
+	slices.SortStableFunc(names, func(a, b string) int {
+		switch ma, mb := moved(a), moved(b); {
+		case ma && !mb:
+			return -1
+		case mb && !ma:
+			return 1
+		}
+		return 0
+	})
+	for i, name := range names {
+		if fit, ok := l.fit(v, name, estimate, c, limit); ok {
+			others := slices.Delete(slices.Clone(names), i, i+1)
 			msg += fmt.Sprintf("lower %s to %s", name, fit)
 			if len(others) > 0 {
 				msg += " (or lower " + orList(others) + ")"
@@ -354,42 +442,106 @@ func (l *Lab) CheckBudget(v param.Values, budget int64) error {
 		}
 	}
 	name := ""
-	if len(l.CostParams) > 0 {
-		name = l.CostParams[0]
+	if len(names) > 0 {
+		name = names[0]
 	}
-	return &param.Error{Param: name, Msg: msg + "lower " + orList(l.CostParams)}
+	return &param.Error{Param: name, Msg: msg + "lower " + orList(names)}
 }
 
-// fit returns the largest value of integer parameter name, below its value in v, with which
-// v fits the budget (Cost is taken to grow with it), or false.
-func (l *Lab) fit(v param.Values, name string, budget int64) (string, bool) {
+// fit returns a value of numeric parameter name, below its value in v, with which estimate
+// of v (c, over limit) fits limit, in its URL form, or false. estimate is taken to grow with the parameter, at
+// least about linearly: the first guess scales the value down by how far v is over, and each
+// estimate computed refines the growth's exponent from the two latest points, at most
+// fitTries estimates in all. It returns the largest value found to fit, or the parameter's
+// minimum when the guesses did not fit and the minimum does, which the last try checks.
+func (l *Lab) fit(v param.Values, name string, estimate func(param.Values) int64, c, limit int64) (string, bool) {
 	sp, ok := l.Params.Lookup(name)
-	if !ok || sp.Kind != param.Int {
+	if !ok {
 		return "", false
 	}
-	cost := func(n int64) (int64, bool) {
-		w, err := v.With(name, strconv.FormatInt(n, 10))
+	var x float64 // the value, in the parameter's unit
+	switch sp.Kind {
+	case param.Int:
+		x = float64(v.Int(name))
+	case param.Float:
+		x = v.Float(name)
+	case param.Duration:
+		x = float64(v.Duration(name)) / 1e6
+	default:
+		return "", false
+	}
+	cost := func(y float64) (int64, string, bool) {
+		raw := formatParam(sp, y)
+		w, err := v.With(name, raw)
 		if err != nil {
-			return 0, false
+			return 0, "", false
 		}
-		return l.Cost(w), true
+		return estimate(w), raw, true
 	}
-	lo, hi := int64(sp.Min), v.Int(name)-1 // the answer is in [lo, hi], if anywhere
-	if c, ok := cost(lo); hi < lo || !ok || c > budget {
+	top := x
+	exp := 1.0
+	best, bestRaw := math.Inf(-1), ""
+	for try := range fitTries {
+		aim := 1.0
+		if try > 0 && c > limit {
+			aim = 0.95 // a guess was over: aim a little below
+		}
+		y := x * math.Pow(aim*float64(limit)/float64(max(c, 1)), 1/exp)
+		if try == fitTries-1 && bestRaw == "" {
+			y = sp.Min // the last try: does anything fit?
+		}
+		y = max(floorToStep(sp, min(y, top)), sp.Min)
+		if y >= top || y <= best {
+			break
+		}
+		cy, raw, ok := cost(y)
+		if !ok {
+			break
+		}
+		if cy <= limit {
+			best, bestRaw = y, raw
+		}
+		if cy > 0 && c > 0 && y != x {
+			exp = min(max(math.Log(float64(c)/float64(cy))/math.Log(x/y), 0.25), 4)
+		}
+		x, c = y, cy
+	}
+	if bestRaw == "" {
 		return "", false
 	}
-	for lo < hi {
-		mid := lo + (hi-lo+1)/2
-		if c, ok := cost(mid); ok && c <= budget {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
+	if best > sp.Min {
+		return bestRaw + " or less", true
 	}
-	if lo > int64(sp.Min) {
-		return strconv.FormatInt(lo, 10) + " or less", true
+	return bestRaw, true
+}
+
+// floorToStep rounds y down to the parameter's grid: whole numbers for Int, multiples of Step
+// above Min otherwise (whole milliseconds for a Duration without one).
+func floorToStep(sp param.Spec, y float64) float64 {
+	switch {
+	case sp.Kind == param.Int:
+		return math.Floor(y * (1 + 1e-9))
+	case sp.Step > 0:
+		return sp.Min + math.Floor((y-sp.Min)/sp.Step*(1+1e-9))*sp.Step
+	case sp.Kind == param.Duration:
+		return math.Floor(y * (1 + 1e-9))
 	}
-	return strconv.FormatInt(lo, 10), true
+	return y
+}
+
+// formatParam writes value y of parameter sp in URL form.
+func formatParam(sp param.Spec, y float64) string {
+	switch sp.Kind {
+	case param.Int:
+		return strconv.FormatInt(int64(y), 10)
+	case param.Duration:
+		return param.FormatDuration(time.Duration(math.Round(y * 1e6)))
+	}
+	decimals := 0
+	if sp.Step > 0 && sp.Step < 1 {
+		decimals = int(math.Ceil(-math.Log10(sp.Step) - 1e-9))
+	}
+	return strconv.FormatFloat(y, 'f', decimals, 64)
 }
 
 func orList(names []string) string {

@@ -10,19 +10,24 @@ import (
 	"github.com/resilience-playground/playground/param"
 )
 
-// The cost model. How much work a scenario takes depends on everything at once: without
-// backoff, n clients write about n^1.8 times; jitter brings that down to n^1.2–1.4 when the
-// sleeps are long against the network, and not at all when they are short; a network without
-// variance keeps clients in lockstep. No formula is within 2× of that across the parameter
-// space, so Cost measures instead: it simulates each strategy of the scenario's setting at
-// small client counts (pilot sizes, a few trials each, a few milliseconds in all) and
-// interpolates their event counts on log-log axes, extrapolating beyond the largest with the
-// slope of the last two (between 1 and 2: work grows at least as fast as the clients and at
-// most as fast as no backoff). The pilots do not depend on the scenario's seed or trials, and
-// the lab keeps them, so moving those sliders, or asking again, costs nothing.
+// The cost model. A run's work is counted as it runs (World.Work): one unit per write
+// attempt, the queue's own work beyond that (engine.Loop.Work), one per client set up, and
+// half more per attempt when sleeps take a power — units of some 30–90 ns of computing each on
+// the reference machine (BenchmarkWorkUnit), the budget's unit in every lab. How much work a
+// scenario takes depends on everything at once: without backoff, n clients write about n^1.8
+// times; jitter brings that down to n^1.2–1.4 when the sleeps are long against the network,
+// and not at all when they are short; a network without variance keeps clients in lockstep. No
+// formula is within 2× of that across the parameter space, so Cost measures instead: it
+// simulates each strategy of the scenario's setting at small client counts (pilot sizes, a
+// few trials each, a few milliseconds in all) and interpolates their work on log-log axes,
+// extrapolating beyond the largest with the slope of the last two (between 1 and 2: work grows
+// at least as fast as the clients and at most as fast as no backoff). The pilots do not depend
+// on the scenario's seed, clients, trials or sweep, and the lab keeps them, so moving those
+// sliders, or asking again, costs nothing. TestCostWithinTwice checks the estimate against the
+// work counted over a grid that includes every slider's extremes.
 
 // pilotSizes are the client counts simulated to estimate a strategy's work.
-var pilotSizes = []int{8, 16, 32, 64, 128}
+var pilotSizes = []int{1, 2, 4, 8, 16, 32, 64, 128}
 
 // pilotTrials are the trials averaged at each pilot size.
 const pilotTrials = 4
@@ -38,7 +43,7 @@ type pilotKey struct {
 	mean, sd   time.Duration
 }
 
-// pilots is a bounded LRU of event counts at the pilot sizes.
+// pilots is a bounded LRU of the work at the pilot sizes.
 type pilots struct {
 	mu    sync.Mutex
 	max   int
@@ -48,14 +53,15 @@ type pilots struct {
 
 type pilotEntry struct {
 	key    pilotKey
-	events []float64 // mean events per simulation at each pilot size
+	events []float64 // mean work per simulation at each pilot size
 }
 
 func newPilots(max int) *pilots {
 	return &pilots{max: max, items: map[pilotKey]*list.Element{}, order: list.New()}
 }
 
-// events returns the mean events per simulation at each pilot size, simulating them if needed.
+// pilotEvents returns the mean work per simulation at each pilot size, simulating them if
+// needed.
 func (r *runner) pilotEvents(k pilotKey) []float64 {
 	ps := r.pilots
 	ps.mu.Lock()
@@ -79,7 +85,7 @@ func (r *runner) pilotEvents(k pilotKey) []float64 {
 				LatencySD: k.sd, Seed: 0, Trial: trial}, nil); err != nil {
 				panic("backoff lab: pilot simulation: " + err.Error()) // no budget, no context: cannot fail
 			}
-			sum += w.loop.Steps()
+			sum += w.Work()
 		}
 		events[i] = float64(sum) / pilotTrials
 	}
@@ -97,15 +103,14 @@ func (r *runner) pilotEvents(k pilotKey) []float64 {
 	return events
 }
 
-// perSimulation estimates the events of one simulation of strategy at n clients in setting s.
+// perSimulation estimates the work of one simulation of strategy at n clients in setting s.
 func (r *runner) perSimulation(strategy string, n int, s setting) float64 {
-	if n <= 1 {
-		return float64(max(n, 0))
+	if n <= 0 {
+		return 0
 	}
 	ev := r.pilotEvents(pilotKey{strategy: strategy, base: s.base, cap: s.cap, multiplier: s.multiplier, mean: s.mean, sd: s.sd})
-	// Points (log n, log events), with one client writing once at the origin.
-	xs := []float64{0}
-	ys := []float64{0}
+	// Points (log n, log work).
+	var xs, ys []float64
 	for i, size := range pilotSizes {
 		xs = append(xs, math.Log(float64(size)))
 		ys = append(ys, math.Log(max(ev[i], 1)))
@@ -126,8 +131,8 @@ func (r *runner) perSimulation(strategy string, n int, s setting) float64 {
 	return math.Exp(ys[last])
 }
 
-// Cost estimates the events scenario v simulates (the memo aside): within 2× of the real count
-// over the parameter space (TestCostWithinTwice).
+// Cost estimates the work of scenario v (the memo aside): within 2× of the work counted over
+// the parameter space (TestCostWithinTwice).
 func (r *runner) Cost(v param.Values) int64 {
 	s := scenarioOf(v)
 	total := 0.0
@@ -142,4 +147,16 @@ func (r *runner) Cost(v param.Values) int64 {
 		}
 	}
 	return int64(math.Ceil(total * float64(s.trials)))
+}
+
+// Memory estimates the most memory a run of scenario v holds at once, in bytes: the worlds of
+// its workers (at most maxIdleWorlds are kept; each an event queue of some 200 KB, 96 bytes a
+// client of its clients and events), a writes-over-time histogram of 32 KB per worker and
+// strategy at the chosen client count, and the outcomes of a batch of trials (16 bytes each).
+// It stays under a few tens of megabytes whatever the parameters.
+func Memory(v param.Values) int64 {
+	s := scenarioOf(v)
+	cells := int64(len(withBaseline(s.strategies)))
+	worlds := int64(maxIdleWorlds) * (200<<10 + 96*int64(s.clients))
+	return worlds + maxIdleWorlds*cells*32<<10 + cells*int64(s.trials)*16
 }

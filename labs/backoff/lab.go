@@ -79,15 +79,17 @@ func (r *runner) lab() *lab.Lab {
 		Intro: "N clients race to update one row under optimistic concurrency, as in Marc Brooker's " +
 			"“Exponential Backoff and Jitter”. Without jitter, retries stay in lockstep and clients keep colliding; " +
 			"with jitter they spread out and the work falls.",
-		Params:      Params,
-		Check:       check,
-		View:        view,
-		Tours:       tours,
-		Cost:        r.Cost,
-		CostBound:   CostBound,
-		CostParams:  []string{"trials", "clients", "sweep", "strategies"},
-		Progressive: true,
-		Run:         r.Run,
+		Params:       Params,
+		Check:        check,
+		View:         view,
+		Tours:        tours,
+		Cost:         r.Cost,
+		CostBound:    CostBound,
+		CostParams:   []string{"trials", "clients", "sweep", "strategies"},
+		Memory:       Memory,
+		MemoryParams: []string{"clients", "strategies", "trials"},
+		Progressive:  true,
+		Run:          r.Run,
 	}
 }
 
@@ -99,7 +101,8 @@ type runner struct {
 	points *memo
 	pilots *pilots
 	worlds worldPool    // grown queues and clients, reused across points and runs
-	events atomic.Int64 // events simulated by runs (not pilots), for tests of the cost model
+	events atomic.Int64 // write attempts simulated by runs (not pilots), for benchmarks
+	work   atomic.Int64 // work done by runs (not pilots), World.Work, for tests of the cost model
 }
 
 // worldPool keeps the idle worlds of one lab value. A world's queue and clients grow to the
@@ -209,14 +212,20 @@ func Policy(name string, base, cap time.Duration, multiplier float64) backoff.Po
 // Backoff only lowers it; TestCostIsUpperBound checks the bound.
 func simEvents(n int64) int64 { return n*(n+1)/2 + n }
 
-// CostBound is a cheap upper bound of the events of scenario v: simEvents per simulation.
+// simWorkBound bounds the work (World.Work) of one simulation of n clients: at most three
+// units per event (one, half for a power, and the queue's own work, which stays under one unit
+// per event in the long run, engine.TestLoopWorkPerEventBounded, a little more while it
+// adapts) and one per client.
+func simWorkBound(n int64) int64 { return 3*simEvents(n) + n }
+
+// CostBound is a cheap upper bound of the work of scenario v: simWorkBound per simulation.
 // It overestimates jittered strategies several times over; Cost is the estimate.
 func CostBound(v param.Values) int64 {
 	s := scenarioOf(v)
-	total := int64(len(withBaseline(s.strategies))) * simEvents(int64(s.clients))
+	total := int64(len(withBaseline(s.strategies))) * simWorkBound(int64(s.clients))
 	for _, n := range s.sweep {
 		if n != int64(s.clients) {
-			total += int64(len(s.strategies)) * simEvents(n)
+			total += int64(len(s.strategies)) * simWorkBound(n)
 		}
 	}
 	return total * int64(s.trials)
@@ -632,6 +641,7 @@ func (r *runner) advance(ctx context.Context, s scenario, p *point, from, to int
 			}
 			outs[u] = out
 			r.events.Add(w.loop.Steps())
+			r.work.Add(w.Work())
 			tr.Add(1)
 			return nil
 		}

@@ -25,6 +25,7 @@ import (
 type World struct {
 	loop    engine.Loop
 	clients []client
+	work    int64 // of the last simulation, see Work
 }
 
 type client struct {
@@ -117,5 +118,31 @@ func (w *World) Simulate(ctx context.Context, cfg Config, hist *engine.Histogram
 	if l.Exhausted() {
 		return Outcome{}, fmt.Errorf("simulation of %d clients stopped after %d events: %w", n, cfg.MaxEvents, engine.ErrBudget)
 	}
+	w.work = l.Work() + int64(n)
+	if usesPow(cfg.Policy) {
+		w.work += l.Steps() / 2
+	}
 	return out, nil
+}
+
+// Work returns the work of the last complete simulation, in the units of the server's budget
+// (see cost.go): the loop's (one per write attempt, and the queue's own work beyond that, see
+// engine.Loop.Work), one per client set up, and half a unit more per attempt whose sleep
+// takes a power (a multiplier other than 2, which math.Pow computes in some 30 ns).
+func (w *World) Work() int64 { return w.work }
+
+// usesPow reports whether p's sleeps take a power of a multiplier other than 2.
+func usesPow(p backoff.Policy) bool {
+	var m float64
+	switch p := p.(type) {
+	case backoff.Exponential:
+		m = p.Multiplier
+	case backoff.FullJitter:
+		m = p.Multiplier
+	case backoff.EqualJitter:
+		m = p.Multiplier
+	default:
+		return false
+	}
+	return m != 2 && m != 0
 }

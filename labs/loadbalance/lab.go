@@ -21,7 +21,7 @@ func newRunner() *runner { return &runner{memo: newMemo()} }
 
 type runner struct {
 	memo  *memo
-	work  atomic.Int64 // work units simulated (World.Work), summed over runs, for tests
+	work  atomic.Int64 // work units done (World.Work, subsetsWork, compareWork), summed over runs, for tests
 	chunk float64      // work per step of one simulation; 0 means chunkWork (tests vary it)
 }
 
@@ -33,15 +33,17 @@ func (r *runner) lab() *lab.Lab {
 			"“Site Reliability Engineering”, chapter 20, “Load Balancing in the Datacenter”. Random subsets leave some " +
 			"backends with far more connections than others; the chapter's deterministic subsetting evens them out. " +
 			"Round robin leaves a wide CPU spread when queries, machines and clients differ; least-loaded and weighted round robin narrow it.",
-		Params:      Params,
-		Check:       check,
-		View:        view,
-		Tours:       tours,
-		Cost:        Cost,
-		CostBound:   Cost,
-		CostParams:  []string{"clients", "duration", "rate", "policy", "subset"},
-		Progressive: true,
-		Run:         r.Run,
+		Params:       Params,
+		Check:        check,
+		View:         view,
+		Tours:        tours,
+		Cost:         Cost,
+		CostBound:    Cost,
+		CostParams:   []string{"clients", "duration", "rate", "policy", "subset"},
+		Memory:       Memory,
+		MemoryParams: []string{"subset", "clients", "backends", "policy"},
+		Progressive:  true,
+		Run:          r.Run,
 	}
 }
 
@@ -109,6 +111,7 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 	}); err != nil {
 		return err
 	}
+	r.work.Add(subsetsWork(s.Subsetting, s))
 	emit(lab.Update{
 		Summary: map[string]any{"connections": connStats(counts), "load_pct": loadPct(s)},
 		Series:  []lab.Series{connectionsHistogram(s, counts)},
@@ -120,6 +123,7 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 	}); err != nil {
 		return err
 	}
+	r.work.Add(compareWork(s))
 	u := lab.Update{Summary: map[string]any{"subsettings": comparison}}
 	if rows, rounds := smallTables(s, starts, conns); rows != nil {
 		u.Summary["subsets"] = rows

@@ -84,8 +84,40 @@ type Comparison struct {
 // included (rendezvous scores every backend for every client, ten times over).
 const compareLimit = 1 << 20
 
+// subsetsWork is the work, in World.Work units, of computing every client's subset under the
+// named algorithm: a unit per connection made (a quarter of an event's worth) and, for
+// rendezvous, which scores every backend for every client, workScale per scanPerWorkUnit
+// backends scored.
+func subsetsWork(name string, s Scenario) int64 {
+	w := int64(s.Clients) * int64(s.Subset)
+	if name == "rendezvous" {
+		w += workScale * int64(s.Clients) * int64(s.Backends) / scanPerWorkUnit
+	}
+	return w
+}
+
+// churnComputations is how many times measuring one algorithm's churn computes every subset:
+// before and after each of the four changes.
+const churnComputations = 8
+
+// compareWork is the work of compare(s, ...): the other algorithms' subsets and, when every
+// algorithm is compared, each one's churn.
+func compareWork(s Scenario) int64 {
+	if s.Clients*s.Backends > compareLimit {
+		return 0
+	}
+	var w int64
+	for _, name := range Subsettings {
+		if name != s.Subsetting {
+			w += subsetsWork(name, s)
+		}
+		w += churnComputations * subsetsWork(name, s)
+	}
+	return w
+}
+
 // compare returns the comparison rows: every algorithm when the sizes are small, else only the
-// chosen one, without churn.
+// chosen one, without churn. Its work is compareWork(s).
 func compare(s Scenario, chosen []int) []Comparison {
 	names := Subsettings
 	all := s.Clients*s.Backends <= compareLimit

@@ -29,7 +29,10 @@ const (
 	errorPenalty    = 1                      // weighted round robin's error penalty (gRPC's default)
 	latencyBuckets  = 16                     // latency histogram buckets per octave
 	latencyOctaves  = 48                     // from 1ns to about 3 days
-	scanPerWorkUnit = 8                      // backends a picker reads per event's worth of work (see Work)
+	scanPerWorkUnit = 8                      // backends measured or scored per event's worth of work (see Work)
+	pickScan        = 16                     // backends a picker reads per event's worth of work
+	connsPerEvent   = 32                     // connections set up per event's worth of work
+	cachedConns     = 1 << 16                // connections above which requests miss the CPU's caches (about a megabyte)
 	queueLimit      = 100                    // requests a backend keeps waiting for a core; it refuses more
 	workScale       = 4                      // units of the cost model per event: one unit is some 30–60 ns of computing, about one event of the backoff lab
 )
@@ -555,10 +558,18 @@ func (w *World) sample(k int, now time.Duration) {
 }
 
 // Work returns the work the simulation has done so far, in the units of the cost model:
-// workScale per event delivered, per scanPerWorkUnit backends read by pickers that read the
-// whole subset, and per scanPerWorkUnit backends measured at the end of a sampling interval.
+// workScale per event's worth of computing — an event delivered (engine.Loop.Work, with the
+// queue's own work), pickScan backends read by pickers that read the whole subset,
+// scanPerWorkUnit backends measured at the end of a sampling interval, a client set up,
+// connsPerEvent connections set up, and, with more than cachedConns connections, two per
+// request, which then misses the CPU's caches (BenchmarkWorkUnit: twice the time per event).
 func (w *World) Work() int64 {
-	return workScale * (w.loop.Steps() + w.Scanned/scanPerWorkUnit + int64(w.sampled*len(w.backends))/scanPerWorkUnit)
+	events := w.loop.Work() + w.Scanned/pickScan + int64(w.sampled*len(w.backends))/scanPerWorkUnit +
+		int64(len(w.clients)) + int64(len(w.conns))/connsPerEvent
+	if len(w.conns) > cachedConns {
+		events += 2 * w.Requests
+	}
+	return workScale * events
 }
 
 func latencyBucket(d time.Duration) int {

@@ -7,8 +7,9 @@ import (
 	"github.com/resilience-playground/playground/param"
 )
 
-// The cost model. A run's work is counted in units of roughly the same CPU time (a few tens
-// of nanoseconds): one per arrival drawn; a few per decision of each algorithm, per request
+// The cost model. A run's work is counted as it runs, in the units of the server's budget
+// (about the computing of one write attempt of the backoff lab: 12–80 ns of CPU each here on
+// the reference machine, BenchmarkWorkUnit): one per arrival drawn; a few per decision of each algorithm, per request
 // accounted against the exact window, per store operation or message; one per counter an
 // INCR round trip reads; one per 8 timestamps a sliding log copies (a read-then-write or
 // compare-and-swap copies the whole log the store returned) and per 4 it merges
@@ -25,13 +26,18 @@ import (
 // settle (sliding logs fill up during the first window); its growth is then extrapolated to
 // the end of the window. Compare-and-swap retry chains last up to maxAttempts round trips
 // and grow with the requests in flight, which a pilot sees start but not settle: its
-// estimate is at least a third of the bound (TestCostWithinTwice; on a pathological case,
-// 1 s round trips at 20,000 requests a second, it overestimates about 2×).
+// estimate is at least a third of the bound (TestCostWithinTwice, over a grid that includes
+// every slider's extremes: worst ×1.4).
+//
+// An estimate's pilot is bounded (pilotWork), a few to a hundred milliseconds of CPU, and the
+// lab keeps estimates by canonical URL; a refusal computes a few more to find the value it
+// suggests (lab.CheckBudget; TestRefusalEstimates counts them: 2–4 here).
 
 // Pilot limits.
 const (
 	pilotWork     = 1 << 20
 	pilotArrivals = 1000
+	pilotMinSlice = 16 // arrivals: fewer per slice and the slices' own work outweighs theirs
 )
 
 // CostBound is a cheap upper bound of the work units of scenario v.
@@ -122,7 +128,7 @@ func pilotCost(v param.Values) int64 {
 	s := scenarioOf(v)
 	sim := newSimulation(s, nil)
 	expected := expectedArrivals(s)
-	perSlice := math.Max(1, math.Min(pilotArrivals, pilotWork/(8*boundPerArrival(s))))
+	perSlice := math.Max(pilotMinSlice, math.Min(pilotArrivals, pilotWork/(8*boundPerArrival(s))))
 	n := int64(math.Max(64, math.Ceil(expected/perSlice)))
 	d := int64(s.duration)
 	var work int64
@@ -150,3 +156,51 @@ func pilotCost(v param.Values) int64 {
 	}
 	return work
 }
+
+// Memory estimates the most memory a run of scenario v holds at once, in bytes: per algorithm,
+// the admitted times inside the exact window (8 bytes each, kept in a list that grows by half
+// before it is compacted: about the limit per window, twice that for a fixed window, and up to
+// every arrival when instances race on a store or decide on their own copies), the requests
+// of a slice awaiting their decision (9 bytes each, twice over before they are compacted) with
+// those in flight to the store, the sliding logs (8 bytes an entry, up to three times over as a
+// ring grows; every instance holds the whole log under asynchronous propagation, its share
+// under local counters) and the propagated admissions and store operations in flight; and the
+// arrivals of a slice (12 bytes each), beside runBytes for the rest. TestMemory checks it
+// against the heap runs really hold.
+func Memory(v param.Values) int64 {
+	s := scenarioOf(v)
+	expected := expectedArrivals(s)
+	perWindow := min(2*s.load*float64(s.limit)+1, expected)
+	admitted := min(perWindow, 2*float64(s.limit)+1)
+	if s.store != "atomic" && (s.store != "local" || s.instances > 1) {
+		admitted = perWindow
+	}
+	inFlight := expected / max(s.duration.Seconds(), 1e-3) * s.latency.Seconds() // arrivals a round trip
+	perSlice := expected/defaultSlices + 1
+	total := 12*perSlice + runBytes
+	for _, name := range s.algorithms {
+		w := 1.5*8*admitted + 2*9*(perSlice+inFlight) + 32<<10
+		if name == "sliding_log" {
+			entries := min(float64(s.limit), admitted)
+			switch s.store {
+			case "async":
+				entries *= float64(s.instances)
+			case "local":
+				entries = min(float64(s.instances)*float64(s.limit), admitted)
+			}
+			w += 3 * 8 * entries
+		}
+		switch s.store {
+		case "async":
+			w += 64 * inFlight
+		case "racy", "cas", "incr":
+			w += 48 * inFlight * maxAttempts / 2
+		}
+		total += w
+	}
+	return int64(total)
+}
+
+// runBytes is what a run holds whatever its parameters: series, summaries, the simulations'
+// small state.
+const runBytes = 2 << 20

@@ -30,6 +30,22 @@ var costScenarios = []string{
 	"store=local&instances=64&balancer=random&duration=1m",
 	"store=local&balancer=sticky&duration=2m&skew=1m",
 	"algorithms=sliding_log&store=racy&limit=50000&duration=4s&store_latency=1s",
+	// Every slider's extremes.
+	"limit=1&window=10ms&load=10&duration=1m",
+	"limit=100000&window=10ms&load=0.1&duration=1s",
+	"algorithms=subwindows&subwindows=60&window=1h&limit=100000&load=10&duration=1h",
+	"algorithms=token_bucket,leaky_queue,leaky_meter,gcra&burst=100000&limit=10&load=10&duration=1m",
+	"algorithms=leaky_queue,leaky_meter&leak=0.1&duration=1m",
+	"algorithms=leaky_queue,leaky_meter&leak=10&duration=1m",
+	"load=0.1&duration=1h&window=1s&limit=10",
+	"instances=64&store=atomic&balancer=random&skew=1m&duration=30s",
+	"instances=64&store=racy&store_latency=0s&duration=10s",
+	"instances=64&store=cas&store_latency=1s&limit=100&duration=1m",
+	"instances=64&store=incr&store_latency=1s&duration=30s&subwindows=60",
+	"instances=2&store=async&store_latency=0s&duration=30s",
+	"traffic=boundary&limit=100000&window=1h&load=10&duration=1h",
+	"limit=100&window=1m&duration=6h", // a long run at a low rate
+	"limit=10&window=1h&duration=168h&traffic=bursty",
 }
 
 // TestCostWithinTwice compares the cost estimate with the work runs really do: within 2×

@@ -79,7 +79,17 @@
 // slice, each on its own state, so results do not depend on GOMAXPROCS.
 // A lab value keeps each algorithm's finished result per scenario (memo.go):
 // the algorithms do not affect one another, so ticking one on simulates only
-// that one. The cost model is in cost.go.
+// that one.
+//
+// # Cost
+//
+// A run's work is counted as it runs, in the units of the server's budget (12–80 ns of CPU each
+// on the reference machine, BenchmarkWorkUnit): arrivals, decisions, store operations, sliding
+// log copies and merges (see cost.go). Cost simulates a bounded prefix of the scenario and
+// extrapolates it: within 2× of the count over a grid of every slider's extremes
+// (TestCostWithinTwice, worst ×1.4). So the duration is bounded by work, not time: up to a
+// week at a low rate. Memory estimates a run's big allocations (exact windows, pending
+// requests, sliding logs in every instance), bounded per run (lab.MaxRunMemory).
 package ratelimit
 
 import (
@@ -137,8 +147,8 @@ var Params = param.Set{
 		Help: "Poisson arrivals, on/off bursts across window boundaries, a full limit just before and just after boundaries, or a ramp from 0 to twice the load."},
 	{Name: "load", Label: "Offered load", Kind: param.Float, Default: "1.1", Min: 0.1, Max: 10, Step: 0.05, Unit: "× limit",
 		Help: "Mean arrival rate relative to the limit (boundary traffic: each burst's size relative to the limit)."},
-	{Name: "duration", Label: "Duration", Kind: param.Duration, Default: "30s", Min: 1000, Max: 3600000, Step: 1000, Unit: "ms", Log: true,
-		Help: "Simulated time."},
+	{Name: "duration", Label: "Duration", Kind: param.Duration, Default: "30s", Min: 1000, Max: 7 * 24 * 3600000, Step: 1000, Unit: "ms", Log: true,
+		Help: "Simulated time (up to a week: the work budget decides how long at a given rate)."},
 	{Name: "instances", Group: "Distributed", Label: "Instances", Kind: param.Int, Default: "1", Min: 1, Max: 64, Step: 1,
 		Help: "API instances behind the load balancer, sharing the client's state through the store (with the sticky balancer: 1, and a second at the scale-out)."},
 	{Name: "balancer", Group: "Distributed", Label: "Balancer", Kind: param.Enum, Options: Balancers, Default: "round_robin",
@@ -196,15 +206,17 @@ func (r *runner) lab() *lab.Lab {
 			"“Distributed Rate-Limiting Algorithms”: the grey line is the exact count of admitted requests in the last window, " +
 			"the dashed one what each algorithm believes. Fixed windows forget at every boundary, a full token bucket lets " +
 			"nearly twice the limit through, and instances racing on a shared store over-admit.",
-		Params:      Params,
-		Check:       check,
-		View:        view,
-		Cost:        r.Cost,
-		CostBound:   CostBound,
-		CostParams:  []string{"limit", "instances", "duration", "load", "algorithms"},
-		Progressive: true,
-		Run:         r.Run,
-		Tours:       tours,
+		Params:       Params,
+		Check:        check,
+		View:         view,
+		Cost:         r.Cost,
+		CostBound:    CostBound,
+		CostParams:   []string{"limit", "instances", "duration", "load", "algorithms"},
+		Memory:       Memory,
+		MemoryParams: []string{"limit", "instances", "load", "duration", "algorithms"},
+		Progressive:  true,
+		Run:          r.Run,
+		Tours:        tours,
 	}
 }
 

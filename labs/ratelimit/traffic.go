@@ -84,9 +84,16 @@ func (tr *traffic) draw() int64 {
 func expectedArrivals(s scenario) float64 {
 	d := float64(s.duration)
 	if s.traffic == "boundary" {
-		w := float64(s.window)
-		pairs := math.Floor((d/w + 1) / 2) // boundaries at 1, 3, 5... windows before the end
-		return pairs * 2 * math.Ceil(s.load*float64(s.limit))
+		// Bursts of n requests over the sixtieth of a window h before each of the boundaries at
+		// 1, 3, 5... windows, and n over the h after it, those before the end drawn.
+		w, n := float64(s.window), math.Ceil(s.load*float64(s.limit))
+		h := w / 60
+		full := math.Max(0, math.Floor((d-h-w)/(2*w))+1) // pairs whose bursts end by d
+		total := full * 2 * n
+		if b := (2*full + 1) * w; b-h < d { // the pair cut by the end
+			total += math.Min(2*n, math.Ceil((d-(b-h))/(h/n)))
+		}
+		return total
 	}
 	return s.load * float64(s.limit) / float64(s.window) * d
 }

@@ -8,6 +8,11 @@ import (
 	"github.com/resilience-playground/playground/algorithms/ratelimit"
 )
 
+// copyUnits is the work of allocating a sliding log's copy, beside copying its entries (one
+// unit per 8): a read that copies a short log costs about that much more than one that does
+// not (BenchmarkWorkUnit).
+const copyUnits = 4
+
 // newWorld returns the simulation of the named algorithm in scenario s with nInst instances.
 func newWorld(name string, s scenario, nInst int) world {
 	l := s.limitOf()
@@ -67,6 +72,9 @@ func build[S any](s scenario, nInst int, rule ratelimit.Rule[S], merger ratelimi
 	}
 	var zero S
 	w.stateUnits = int64(unsafe.Sizeof(zero)) / 64
+	if size != nil {
+		w.stateUnits += copyUnits // a sliding log's copy is allocated
+	}
 	switch s.store {
 	case "incr":
 		if c, err := rule.Counters(); err == nil {
@@ -91,7 +99,7 @@ type simWorld[S any] struct {
 	lat    int64               // store round trip, ns
 	skew   []int64             // each instance's clock offset, ns
 
-	stateUnits int64                     // work units of copying a state (the 260-byte sliding window's)
+	stateUnits int64                     // work units of copying a state (the 260-byte sliding window's, an allocated log's)
 	queue      *ratelimit.LeakyQueueRule // the rule, when it is the leaky bucket queue
 	waited     int64                     // queue: total wait of admitted requests, ns
 	waits      int64                     // queue: admitted requests whose wait is counted

@@ -78,7 +78,11 @@ export class Stream extends EventTarget {
   }
 
   // request asks for a run of query; it is sent now or when the connection is back.
+  // The scenario running or shown already is not asked for again (a typed value's input and
+  // change events both request it): the server would only restart the same run.
   request(query) {
+    const phase = this.state.run.phase;
+    if (query === this.query && this.open() && this.state.run.wantId === this.sentId && (phase === "running" || phase === "done")) return;
     this.query = query;
     const id = this.send(query) ? this.sentId : this.sentId + 1;
     this.state.requested(id);

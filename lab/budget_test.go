@@ -1,0 +1,130 @@
+package lab_test
+
+import (
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/resilience-playground/playground/lab"
+	"github.com/resilience-playground/playground/param"
+)
+
+// budgetLab has a cost that grows as n², linearly with rate and with the duration, and a
+// memory that grows with n, and counts the estimates it is asked for.
+func budgetLab(estimates *int) *lab.Lab {
+	return &lab.Lab{
+		Name: "budget",
+		Params: param.Set{
+			{Name: "n", Kind: param.Int, Default: "10", Min: 1, Max: 1e6},
+			{Name: "rate", Kind: param.Float, Default: "1", Min: 0.1, Max: 100, Step: 0.05},
+			{Name: "duration", Kind: param.Duration, Default: "1m", Min: 1000, Max: 7 * 24 * 3600 * 1000, Step: 1000},
+		},
+		Cost: func(v param.Values) int64 {
+			*estimates++
+			n := float64(v.Int("n"))
+			return int64(n * n * v.Float("rate") * v.Duration("duration").Seconds())
+		},
+		CostParams:   []string{"n", "rate", "duration"},
+		Memory:       func(v param.Values) int64 { return v.Int("n") << 10 },
+		MemoryParams: []string{"n"},
+	}
+}
+
+// TestCheckBudgetEstimates checks that a refusal computes a bounded number of estimates, however
+// far over the budget the scenario is, and that the value it suggests fits and is not far
+// below the largest that does.
+func TestCheckBudgetEstimates(t *testing.T) {
+	tests := []struct {
+		query  string
+		budget int64
+		param  string
+		best   float64 // the largest value that fits
+	}{
+		{"n=30000&rate=100&duration=168h", 1e10, "n", math.Floor(math.Sqrt(1e10 / (100 * 604800)))},
+		{"n=1000&rate=1&duration=1m", 1e6, "n", math.Floor(math.Sqrt(1e6 / 60))},
+		{"n=1001&duration=1m", 1000 * 1000 * 60, "n", 1000},
+		{"n=1&rate=100&duration=1m", 1000, "rate", 16.65},
+		{"n=1&rate=0.1&duration=168h", 3600, "duration", 36000},
+	}
+	for _, tt := range tests {
+		estimates := 0
+		l := budgetLab(&estimates)
+		v, err := l.Params.ParseQuery(tt.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = l.CheckBudget(v, tt.budget)
+		var pe *param.Error
+		if !errors.As(err, &pe) || pe.Param != tt.param {
+			t.Fatalf("%s: CheckBudget = %v, want an error naming %s", tt.query, err, tt.param)
+		}
+		if limit := 1 + 3*len(l.CostParams); estimates > limit { // fitTries per parameter
+			t.Errorf("%s: %d estimates for one refusal, want at most %d", tt.query, estimates, limit)
+		}
+		// The suggestion: "lower <param> to <value> or less".
+		_, after, _ := strings.Cut(pe.Msg, "lower "+tt.param+" to ")
+		raw, _, _ := strings.Cut(after, " ")
+		w, err := v.With(tt.param, raw)
+		if err != nil {
+			t.Fatalf("%s: the suggested %s=%q does not parse: %v (%s)", tt.query, tt.param, raw, err, pe.Msg)
+		}
+		if c := l.Cost(w); c > tt.budget {
+			t.Errorf("%s: the suggested %s=%s costs %d, over the budget %d", tt.query, tt.param, raw, c, tt.budget)
+		}
+		var got float64
+		switch tt.param {
+		case "n":
+			got = float64(w.Int("n"))
+		case "rate":
+			got = w.Float("rate")
+		case "duration":
+			got = w.Duration("duration").Seconds()
+		}
+		if got < 0.8*tt.best {
+			t.Errorf("%s: suggested %s=%s, far below the largest that fits, %v (%s)", tt.query, tt.param, raw, tt.best, pe.Msg)
+		}
+		t.Logf("%s: %d estimates: %s", tt.query, estimates, pe.Msg)
+	}
+}
+
+// TestCheckBudgetMovedFirst: the refusal names first a parameter the scenario moved from its
+// default, in the lab's order among those.
+func TestCheckBudgetMovedFirst(t *testing.T) {
+	estimates := 0
+	l := budgetLab(&estimates)
+	v, err := l.Params.ParseQuery("duration=168h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pe *param.Error
+	if err := l.CheckBudget(v, 1e5); !errors.As(err, &pe) || pe.Param != "duration" ||
+		!strings.Contains(pe.Msg, "lower duration to 16m40s or less (or lower n or rate)") {
+		t.Errorf("CheckBudget = %v, want duration named first", err)
+	}
+}
+
+// TestCheckBudgetMemory checks that a scenario within the work budget but over MaxRunMemory is
+// refused, naming the memory parameter and a value that fits.
+func TestCheckBudgetMemory(t *testing.T) {
+	estimates := 0
+	l := budgetLab(&estimates)
+	l.Cost = func(param.Values) int64 { return 1 }
+	v, err := l.Params.ParseQuery("n=1000000&rate=0.1&duration=1s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = l.CheckBudget(v, 1000)
+	var pe *param.Error
+	if !errors.As(err, &pe) || pe.Param != "n" || !strings.Contains(pe.Msg, "of memory") {
+		t.Fatalf("CheckBudget = %v, want a memory refusal naming n", err)
+	}
+	fits := strconv.Itoa(lab.MaxRunMemory >> 10) // a KiB per n
+	if want := "lower n to " + fits + " or less"; !strings.Contains(pe.Msg, want) {
+		t.Errorf("Msg = %q, want it to contain %q", pe.Msg, want)
+	}
+	if w, _ := v.With("n", fits); l.CheckBudget(w, 1000) != nil {
+		t.Errorf("n=%s (MaxRunMemory) is refused", fits)
+	}
+}
