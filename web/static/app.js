@@ -54,6 +54,13 @@ wireExport(state);
 wirePresent(state, charts);
 fitTables();
 
+// The skip link focuses the first control without touching the address's fragment (a tour's
+// step, a room's key).
+document.querySelector(".skip-link")?.addEventListener("click", (e) => {
+  e.preventDefault();
+  document.querySelector("#controls input:not([type=hidden]), #controls select")?.focus();
+});
+
 document.getElementById("copy-link")?.addEventListener("click", async () => {
   const status = document.getElementById("status");
   try {
