@@ -37,13 +37,7 @@ func TestScreenshot(t *testing.T) {
 			ctx := MustOpenTab(t)
 			hookTab(t, ctx)
 			// Size the viewport before the page draws, so the charts are laid out for it.
-			opt := []chromedp.EmulateViewportOption{}
-			if vp.mobile {
-				opt = append(opt, chromedp.EmulateMobile)
-			}
-			if err := chromedp.Do(ctx, chromedp.EmulateViewport(vp.width, vp.height, opt...)); err != nil {
-				t.Fatal(err)
-			}
+			emulateSize(t, ctx, vp.width, vp.height, vp.mobile)
 			if vp.dark {
 				emulateScheme(t, ctx, "dark")
 			}

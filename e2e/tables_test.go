@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -51,13 +52,7 @@ func TestDecisiveColumnsVisible(t *testing.T) {
 			t.Run(vp.name+page, func(t *testing.T) {
 				ctx := MustOpenTab(t)
 				hookTab(t, ctx)
-				opt := []chromedp.EmulateViewportOption{}
-				if vp.mobile {
-					opt = append(opt, chromedp.EmulateMobile)
-				}
-				if err := chromedp.Do(ctx, chromedp.EmulateViewport(vp.width, vp.height, opt...)); err != nil {
-					t.Fatal(err)
-				}
+				emulateSize(t, ctx, vp.width, vp.height, vp.mobile)
 				openLab(t, ctx, srv.URL+page)
 				waitDrawn(t, ctx)
 				waitFor(t, ctx, `new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
@@ -123,4 +118,17 @@ func TestMoreColumnsCue(t *testing.T) {
 	waitFor(t, ctx, fmt.Sprintf(`document.querySelector("%s .scroll").scrollLeft > 100`, sel))
 	// Scrolled to the end, nothing lies past the edge: the cue goes.
 	waitFor(t, ctx, fmt.Sprintf(`!document.querySelector("%s .more-columns").checkVisibility()`, sel))
+}
+
+// emulateSize sizes the tab's viewport (as a phone's, touch and all, when mobile) before a
+// page draws, so that it is laid out for that size.
+func emulateSize(tb testing.TB, ctx context.Context, width, height int64, mobile bool) {
+	tb.Helper()
+	opt := []chromedp.EmulateViewportOption{}
+	if mobile {
+		opt = append(opt, chromedp.EmulateMobile)
+	}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(width, height, opt...)); err != nil {
+		tb.Fatal(err)
+	}
 }
