@@ -2,12 +2,17 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"html"
 	"math"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
+
+	"github.com/go-chi/chi/v5"
 
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/web"
@@ -22,8 +27,37 @@ const (
 	previewPad         = 6
 )
 
+// previews holds each lab's preview of its default scenario, drawn once by WarmPreviews.
+type previews struct{ m sync.Map } // lab name → []byte
+
+// WarmPreviews draws every lab's preview of its default scenario, one lab after another, so
+// that the front page of a server just started shows them at once rather than after the
+// simulations. The server calls it once in the background at start-up; it returns early when
+// ctx ends, and a lab whose run fails is left to be drawn on request.
+func (s *Server) WarmPreviews(ctx context.Context) {
+	for _, l := range s.cfg.Labs.All() {
+		res, err := s.cfg.Hub.Result(ctx, l, l.Params.Defaults())
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			s.log.Warn("preview at start-up", "lab", l.Name, "err", err)
+			continue
+		}
+		s.previews.m.Store(l.Name, previewSVG(l, res))
+	}
+}
+
 // preview serves GET /preview/{lab}.svg.
 func (s *Server) preview(w http.ResponseWriter, r *http.Request) {
+	if r.URL.RawQuery == "" {
+		if svg, ok := s.previews.m.Load(chi.URLParam(r, "lab")); ok {
+			w.Header().Set("Content-Type", "image/svg+xml")
+			w.Header().Set("Cache-Control", "max-age=300")
+			w.Write(svg.([]byte))
+			return
+		}
+	}
 	l, res, ok := s.finalResult(w, r)
 	if !ok {
 		return
@@ -100,10 +134,16 @@ func previewSVG(l *lab.Lab, res *lab.Result) []byte {
 		title = lab.FillTitle(title, v.Format)
 	}
 	fmt.Fprintf(&b, `<title>%s</title>`, html.EscapeString(title))
-	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="none" stroke="#ccc"/>`, previewW, previewH)
-	if x0 > x1 {
-		b.WriteString(`</svg>`)
+	// The page's background and series colours, light or dark as the reader's system is (an
+	// image's media queries follow the page that shows it).
+	fmt.Fprintf(&b, `<rect class="bg" width="%d" height="%d" fill="#fff" stroke="#ccc"/>`, previewW, previewH)
+	dark := []string{`@media (prefers-color-scheme: dark) { .bg { fill: #121417; stroke: #41464d; }`}
+	end := func() []byte {
+		b.WriteString(`<style>` + strings.Join(dark, " ") + ` }</style></svg>`)
 		return b.Bytes()
+	}
+	if x0 > x1 {
+		return end()
 	}
 	if x1 == x0 {
 		x0, x1 = x0-1, x1+1
@@ -117,9 +157,15 @@ func previewSVG(l *lab.Lab, res *lab.Result) []byte {
 	py := func(y float64) float64 {
 		return previewH - previewPad - (ty(y)-y0)/(y1-y0)*(previewH-2*previewPad)
 	}
-	colour := previewColours(series, options)
-	for _, sr := range series {
-		colour := colour(sr)
+	colours := previewColours(series, options)
+	for i, sr := range series {
+		colour, darkColour := colours(sr)
+		class := "s" + strconv.Itoa(i)
+		if bars {
+			dark = append(dark, "."+class+" { fill: "+darkColour+"; }")
+		} else {
+			dark = append(dark, "."+class+" { stroke: "+darkColour+"; }")
+		}
 		if bars {
 			width := (previewW - 2*previewPad) / float64(max(len(sr.X), 1)) * 0.8
 			for i := range sr.X {
@@ -127,12 +173,12 @@ func previewSVG(l *lab.Lab, res *lab.Result) []byte {
 				if math.IsNaN(x) || math.IsNaN(y) {
 					continue
 				}
-				fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="0.5"/>`,
-					x-width/2, y, width, math.Max(previewH-previewPad-y, 0), colour)
+				fmt.Fprintf(&b, `<rect class="%s" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="0.5"/>`,
+					class, x-width/2, y, width, math.Max(previewH-previewPad-y, 0), colour)
 			}
 			continue
 		}
-		fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="2" points="`, colour)
+		fmt.Fprintf(&b, `<polyline class="%s" fill="none" stroke="%s" stroke-width="2" points="`, class, colour)
 		// At most two points (the lowest and highest) per pixel column: the drawing is the
 		// same, the file stays small however long the series.
 		col, lo, hi := math.NaN(), 0.0, 0.0
@@ -156,33 +202,34 @@ func previewSVG(l *lab.Lab, res *lab.Result) []byte {
 		flush()
 		b.WriteString(`"/>`)
 	}
-	b.WriteString(`</svg>`)
-	return b.Bytes()
+	return end()
 }
 
-// previewColours returns the colour of each series of a chart in the page's palette (light),
+// previewColours returns the colours of each series of a chart in the page's palette (light
+// and dark),
 // by the page's rule: an option of the view's key takes its option's place; a reference (Tone
 // neutral, or another label beside compared options) a grey; any other label the places after
 // the options, in order.
-func previewColours(series []lab.Series, options []string) func(lab.Series) string {
+func previewColours(series []lab.Series, options []string) func(lab.Series) (light, dark string) {
 	pal := web.Palette
 	compared := slices.ContainsFunc(series, func(s lab.Series) bool { return s.Tone != lab.Neutral && slices.Contains(options, s.Label) })
 	refs, others := map[string]int{}, map[string]int{}
-	return func(s lab.Series) string {
+	return func(s lab.Series) (string, string) {
 		i := slices.Index(options, s.Label)
 		switch {
 		case s.Tone == lab.Neutral || (i < 0 && compared):
 			if _, ok := refs[s.Label]; !ok {
 				refs[s.Label] = len(refs)
 			}
-			return pal.Ref[refs[s.Label]%len(pal.Ref)]
+			i := refs[s.Label] % len(pal.Ref)
+			return pal.Ref[i], pal.RefDark[i]
 		case i < 0:
 			if _, ok := others[s.Label]; !ok {
 				others[s.Label] = len(options) + len(others)
 			}
 			i = others[s.Label]
 		}
-		return pal.Light[i%len(pal.Light)]
+		return pal.Light[i%len(pal.Light)], pal.Dark[i%len(pal.Dark)]
 	}
 }
 

@@ -72,7 +72,8 @@ type Server struct {
 
 	static *staticFiles
 
-	rooms *roomServer
+	rooms    *roomServer
+	previews previews // drawn at start-up (WarmPreviews)
 
 	draining atomic.Bool
 	drain    chan struct{}   // closed when draining starts

@@ -10,8 +10,10 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// TestScreenshot writes the README's screenshots of the backoff page: docs/page-1280.png at a
-// projector's 1280×720 and docs/page-390.png on a 390 px phone. Run with
+// TestScreenshot writes the README's screenshots from the current build: the backoff page at a
+// projector's 1280×720 (docs/page-1280.png), in the dark theme (page-dark.png), on a 390×844
+// phone (page-390.png), the jitter tour's first step in projector view at 1920×1080
+// (projector-1920.png) and the front page at 1280×720 (front-1280.png). Run with
 // PLAYGROUND_SCREENSHOT=1.
 func TestScreenshot(t *testing.T) {
 	if os.Getenv("PLAYGROUND_SCREENSHOT") != "1" {
@@ -22,20 +24,41 @@ func TestScreenshot(t *testing.T) {
 		name          string
 		width, height int64
 		mobile        bool
-	}{{"page-1280.png", 1280, 720, false}, {"page-390.png", 390, 844, true}} {
+		url           string
+		dark, project bool
+	}{
+		{"page-1280.png", 1280, 720, false, "/backoff", false, false},
+		{"page-dark.png", 1280, 720, false, "/backoff", true, false},
+		{"page-390.png", 390, 844, true, "/backoff", false, false},
+		{"projector-1920.png", 1920, 1080, false, "/backoff?strategies=none,exponential#tour=jitter/1", false, true},
+		{"front-1280.png", 1280, 720, false, "/", false, false},
+	} {
 		t.Run(vp.name, func(t *testing.T) {
 			ctx := MustOpenTab(t)
 			hookTab(t, ctx)
 			// Size the viewport before the page draws, so the charts are laid out for it.
-			opt := []chromedp.EmulateViewportOption{}
-			if vp.mobile {
-				opt = append(opt, chromedp.EmulateMobile)
+			emulateSize(t, ctx, vp.width, vp.height, vp.mobile)
+			if vp.dark {
+				emulateScheme(t, ctx, "dark")
 			}
-			if err := chromedp.Do(ctx, chromedp.EmulateViewport(vp.width, vp.height, opt...)); err != nil {
-				t.Fatal(err)
+			if vp.url == "/" {
+				if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")); err != nil {
+					t.Fatal(err)
+				}
+				// The previews drawn (the test server does not warm them at start-up).
+				waitFor(t, ctx, `[...document.querySelectorAll(".preview img")].every((i) => i.complete && i.naturalWidth > 0)`)
+			} else {
+				openLab(t, ctx, srv.URL+vp.url)
+				waitDrawn(t, ctx)
 			}
-			openLab(t, ctx, srv.URL+"/backoff")
-			waitDrawn(t, ctx)
+			if vp.project {
+				// The step revealed, as a class sees it after predicting.
+				eval[bool](t, ctx, `([...document.querySelectorAll("button")].find((b) => b.textContent.trim() === "Reveal").click(), true)`)
+				click(t, ctx, "#present-button")
+				waitFor(t, ctx, `document.documentElement.classList.contains("presenting")`)
+				waitDrawn(t, ctx)
+				waitFor(t, ctx, `new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+			}
 			buf, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 			if err != nil {
 				t.Fatal(err)

@@ -167,6 +167,7 @@ func serve(args []string, stderr io.Writer) int {
 	defer stop()
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
+	go srv.WarmPreviews(ctx)
 	select {
 	case err := <-served:
 		fmt.Fprintf(stderr, "playground: %v\n", err)

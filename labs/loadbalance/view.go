@@ -17,19 +17,20 @@ var view = lab.View{
 	},
 	Tables: []lab.Table{
 		{ID: "policies", Title: "Policies", Key: "policies", Rows: lab.MapRows, Columns: []lab.Column{
+			// The decisive columns first: what a person compares the policies by.
 			{Field: "", Label: "policy"},
+			{Field: "max_over_min", Label: "CPU max/min", Digits: 2},
+			{Field: "wasted_cpu_pct", Label: "wasted CPU", Digits: 1, Unit: lab.Percent},
+			{Field: "latency_p50_ms", Label: "latency p50", Digits: 1, Unit: lab.Millis},
+			{Field: "latency_p99_ms", Label: "p99", Digits: 1, Unit: lab.Millis},
+			{Field: "errors", Label: "errors"},
+			{Field: "fail_fast", Label: "to fail-fast backends"},
 			{Field: "cpu_min", Label: "CPU min", Digits: 1, Unit: lab.Percent},
 			{Field: "cpu_mean", Label: "mean", Digits: 1, Unit: lab.Percent},
 			{Field: "cpu_max", Label: "max", Digits: 1, Unit: lab.Percent},
 			{Field: "max_over_mean", Label: "max/mean", Digits: 2},
-			{Field: "max_over_min", Label: "max/min", Digits: 2},
 			{Field: "p99_over_mean", Label: "p99/mean", Digits: 2},
-			{Field: "wasted_cpu_pct", Label: "wasted CPU", Digits: 1, Unit: lab.Percent},
-			{Field: "errors", Label: "errors"},
-			{Field: "fail_fast", Label: "to fail-fast backends"},
 			{Field: "active_per_client", Label: "in flight per client", Digits: 1},
-			{Field: "latency_p50_ms", Label: "p50", Digits: 1, Unit: lab.Millis},
-			{Field: "latency_p99_ms", Label: "p99", Digits: 1, Unit: lab.Millis},
 		}, Help: "CPU figures are per backend over the run, fail-fast backends left out. p50 and p99: latency percentiles of the requests that succeeded, " +
 			"from a histogram of buckets 1/16 of an octave (about 4.4%) wide, interpolated within the bucket; read them to about a percent, not to the last digit."},
 		{ID: "subsettings", Title: "Subsetting algorithms at these sizes", Key: "subsettings", Rows: lab.ListRows, Columns: []lab.Column{

@@ -23,18 +23,19 @@ var view = lab.View{
 				"Wrongly rejected: refused although the exact window had room. Estimate error: the mean distance between the dashed and the grey line, " +
 				"in % of the limit (the buckets' estimate, tokens in use, is a different quantity that drains at the refill rate).",
 			Columns: []lab.Column{
+				// The decisive columns first: what a person compares the algorithms by.
 				{Field: "", Label: "algorithm"},
-				{Field: "admitted", Label: "admitted"},
-				{Field: "rejected", Label: "rejected"},
 				{Field: "over_admitted", Label: "admitted while full"},
 				{Field: "max_in_window_x", Label: "worst window × limit", Digits: 2},
 				{Field: "over_limit_request_s", Label: "above the limit (requests × s)", Digits: 0},
 				{Field: "over_limit_time_pct", Label: "time above", Digits: 1, Unit: lab.Percent},
+				{Field: "estimate_error_pct", Label: "estimate error", Digits: 1, Unit: lab.Percent},
+				{Field: "store_ops_per_request", Label: "store ops/request", Digits: 2},
+				{Field: "admitted", Label: "admitted"},
+				{Field: "rejected", Label: "rejected"},
 				{Field: "wrongly_rejected", Label: "wrongly rejected"},
 				{Field: "max_in_window", Label: "most in a window"},
-				{Field: "estimate_error_pct", Label: "estimate error", Digits: 1, Unit: lab.Percent},
 				{Field: "state_bytes", Label: "state per key", Unit: lab.Bytes},
-				{Field: "store_ops_per_request", Label: "store ops/request", Digits: 2},
 				{Field: "store", Label: "store"},
 				{Field: "mean_wait_ms", Label: "queue wait", Digits: 1, Unit: lab.Millis},
 			}},

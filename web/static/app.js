@@ -13,7 +13,7 @@ import { wireControls } from "./js/controls.js";
 import { wireHistory } from "./js/history.js";
 import { wireStatus } from "./js/status.js";
 import { Charts } from "./js/charts.js";
-import { renderTable } from "./js/tables.js";
+import { renderTable, fitTables } from "./js/tables.js";
 import { styler } from "./js/palette.js";
 import { installProbe } from "./js/probe.js";
 import { wireRoom } from "./js/room.js";
@@ -52,6 +52,14 @@ onThemeChange(() => {
 });
 wireExport(state);
 wirePresent(state, charts);
+fitTables();
+
+// The skip link focuses the first control without touching the address's fragment (a tour's
+// step, a room's key).
+document.querySelector(".skip-link")?.addEventListener("click", (e) => {
+  e.preventDefault();
+  document.querySelector("#controls input:not([type=hidden]), #controls select")?.focus();
+});
 
 document.getElementById("copy-link")?.addEventListener("click", async () => {
   const status = document.getElementById("status");

@@ -4,6 +4,9 @@
 import { paramValue } from "./format.js";
 import { fromSlider, toSlider, applies } from "./params.js";
 
+// keyPause is how long after a slider's last key press its key gesture ends (ms).
+const keyPause = 1000;
+
 export function wireControls(state, form) {
   const spec = state.spec;
   const $ = (sel) => form.querySelector(sel);
@@ -24,11 +27,32 @@ export function wireControls(state, form) {
       user(t.name, t.value, false);
     }
   });
+  // Keys on a slider: presses in a row are one gesture, as a drag from press to release is —
+  // one history entry, ended by a pause (keyPause) or by leaving the slider.
+  let keyed = null; // {name, timer}: the slider whose key gesture is open
+  let byKey = false; // the slider's last change came from a key
+  const endKeys = () => {
+    if (!keyed) return;
+    clearTimeout(keyed.timer);
+    const { name } = keyed;
+    keyed = null;
+    user(name, state.values[name], true);
+  };
+  form.addEventListener("keydown", (e) => { if (e.target.matches("input[type=range]")) byKey = true; });
+  form.addEventListener("pointerdown", () => { byKey = false; endKeys(); });
+  form.addEventListener("focusout", (e) => { if (e.target.matches("input[type=range]")) endKeys(); });
   form.addEventListener("change", (e) => {
     const t = e.target;
     if (t.matches("input.value")) user(t.name, t.value.trim(), true);
     else if (t.matches("input[type=range]")) {
       const p = state.params.get(t.dataset.for);
+      if (byKey) {
+        if (keyed && keyed.name !== p.name) endKeys();
+        user(p.name, fromSlider(spec, p, t.value), false);
+        if (keyed) clearTimeout(keyed.timer);
+        keyed = { name: p.name, timer: setTimeout(endKeys, keyPause) };
+        return;
+      }
       user(p.name, fromSlider(spec, p, t.value), true);
     } else if (t.matches("input[type=checkbox], select")) {
       user(t.name, state.values[t.name], true);

@@ -1,6 +1,9 @@
 // Summary tables: a map of rows by name (in the order of the view's key parameter, each row
 // marked with its series' colour and dash) or a list of rows. The lab page and the compare
-// view fill them with fillRows.
+// view fill them with fillRows. Columns come in their declared order, the decisive first; on
+// the lab page a table too wide for its place takes the width of both headline columns, its
+// row names stay put while it scrolls sideways, and a table that still does not fit says
+// which columns lie beyond the edge, with a button that scrolls to them (fitTables).
 import { group, duration, percent } from "./format.js";
 
 // cell writes a column's value by its unit (lab.Unit): durations in their largest unit,
@@ -48,4 +51,46 @@ export function renderTable(state, results, style, t) {
   if (!body) return;
   const key = state.params.get(state.spec.view.key);
   fillRows(body, t, results.summary[t.key], key ? key.options : [], style);
+}
+
+// fitTables keeps the lab page's tables readable at any width: a headline table wider than its
+// column spans the headline's columns (class "wide"), and while a table's box hides columns
+// to the right, its "More columns →" cue names them and scrolls to them.
+export function fitTables() {
+  const sections = [...document.querySelectorAll("#lab .table")];
+  const fit = () => {
+    const pinned = document.querySelector(".headline > .pinned");
+    for (const sec of sections) {
+      const box = sec.querySelector(".scroll");
+      const table = box && box.querySelector("table");
+      if (!table) continue;
+      // The table's own width against the first headline column's: wider, it spans both.
+      if (sec.parentElement?.classList.contains("headline") && pinned) {
+        const wide = table.offsetWidth > pinned.clientWidth + 1;
+        if (sec.classList.contains("wide") !== wide) sec.classList.toggle("wide", wide);
+      }
+      cue(sec, box);
+    }
+  };
+  const cue = (sec, box) => {
+    const note = sec.querySelector(".more-columns");
+    if (!note) return;
+    const edge = box.getBoundingClientRect().right;
+    const hidden = [...box.querySelectorAll("thead th")].filter((th) => th.getBoundingClientRect().right > edge + 1).map((th) => th.textContent.trim());
+    const names = hidden.length ? `${hidden.length} more: ${hidden.join(", ")}` : "";
+    const span = note.querySelector(".more-columns-names");
+    if (span.textContent !== names) span.textContent = names;
+    if (note.hidden !== !hidden.length) note.hidden = !hidden.length;
+  };
+  const observer = new ResizeObserver(() => requestAnimationFrame(fit));
+  for (const sec of sections) {
+    const box = sec.querySelector(".scroll");
+    if (!box) continue;
+    observer.observe(box);
+    observer.observe(box.querySelector("table"));
+    box.addEventListener("scroll", () => cue(sec, box), { passive: true });
+    sec.querySelector(".more-columns-go")?.addEventListener("click", () => box.scrollBy(box.clientWidth * 0.8, 0));
+  }
+  const pinned = document.querySelector(".headline > .pinned");
+  if (pinned) observer.observe(pinned);
 }
