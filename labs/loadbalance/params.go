@@ -62,6 +62,8 @@ var Params = param.Set{
 		Help: "The chapter's fix for sinkholing: least-loaded and two-choices count recent errors as active requests."},
 	{Name: "seed", Group: "Advanced", Label: "Seed", Kind: param.Int, Default: "1", Min: 0, Max: 1<<53 - 1, Step: 1, Random: true,
 		Help: "All randomness comes from the seed: the same seed gives the same numbers."},
+	{Name: "sweep", Group: "Advanced", Label: "Sweep of subset size", Kind: param.IntRange, Default: "20:300:70", Min: 1, Max: 1000, MaxLen: 50,
+		Help: "Subset sizes for the spread-vs-subset-size charts, from:to:step, or off; sizes above the number of backends are not drawn. Each size simulates the first policy under every subsetting."},
 }
 
 // check enforces the rules across the lab's parameters (see lab.Lab.Check): a client cannot
@@ -106,6 +108,7 @@ type Scenario struct {
 	Failing                   int
 	CountErrors               bool
 	Seed                      uint64
+	Sweep                     []int64 // subset sizes of the sweep (see sweepSizes)
 }
 
 // ScenarioOf returns the typed scenario of v, which keeps the lab's rules across parameters (check).
@@ -128,6 +131,7 @@ func ScenarioOf(v param.Values) Scenario {
 		Failing:       int(v.Int("failing")),
 		CountErrors:   v.Bool("count_errors"),
 		Seed:          uint64(v.Int("seed")),
+		Sweep:         v.Range("sweep").Points(),
 	}
 	return s
 }
