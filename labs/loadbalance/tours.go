@@ -30,7 +30,7 @@ var tours = []lab.Tour{{
 		URL:   "/loadbalance?clients=10&backends=12&subset=3&subsetting=deterministic",
 		Text: "Twelve backends, subsets of three, ten clients: the rounds table lists each round's " +
 			"shuffle and the subset each client takes from it, and every backend gets 2 or 3 connections.",
-	}},
+	}, sweepStep},
 }, {
 	Name:  "policies",
 	Title: "Policies: spreading the load",
