@@ -163,6 +163,8 @@ var Params = param.Set{
 		Help:    "Instance i's clock runs i/(instances−1)·skew ahead of true time (with the sticky balancer, the instance the scale-out adds runs skew ahead)."},
 	{Name: "seed", Group: "Advanced", Label: "Seed", Kind: param.Int, Default: "1", Min: 0, Max: 1<<53 - 1, Step: 1, Random: true,
 		Help: "All randomness comes from the seed: the same seed gives the same numbers."},
+	{Name: "sweep", Group: "Advanced", Label: "Sweep of sub-windows", Kind: param.IntRange, Default: "1:31:6", Min: 1, Max: ratelimit.MaxSubWindows, MaxLen: ratelimit.MaxSubWindows,
+		Help: "Sub-window counts k for the error-vs-sub-windows charts, from:to:step, or off: each k simulates the sliding-window approximation with k sub-windows (1: the classic two counters) on the same requests."},
 }
 
 // check enforces the rule across the lab's parameters (see lab.Lab.Check): the sticky
@@ -211,9 +213,9 @@ func (r *runner) lab() *lab.Lab {
 		View:         view,
 		Cost:         r.Cost,
 		CostBound:    CostBound,
-		CostParams:   []string{"limit", "instances", "duration", "load", "algorithms"},
+		CostParams:   []string{"limit", "instances", "duration", "load", "algorithms", "sweep"},
 		Memory:       Memory,
-		MemoryParams: []string{"limit", "instances", "load", "duration", "algorithms"},
+		MemoryParams: []string{"limit", "instances", "load", "duration", "algorithms", "sweep"},
 		Progressive:  true,
 		Run:          r.Run,
 		Tours:        tours,
@@ -237,6 +239,7 @@ type scenario struct {
 	latency    time.Duration
 	skew       time.Duration
 	seed       uint64
+	sweep      []int64 // sub-window counts of the sweep (sweep.go)
 }
 
 func scenarioOf(v param.Values) scenario {
@@ -256,6 +259,7 @@ func scenarioOf(v param.Values) scenario {
 		latency:    v.Duration("store_latency"),
 		skew:       v.Duration("skew"),
 		seed:       uint64(v.Int("seed")),
+		sweep:      v.Range("sweep").Points(),
 	}
 	if s.burst == 0 {
 		s.burst = s.limit
@@ -341,7 +345,7 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 			u.Refine = &lab.Refinement{Done: int64(end / time.Millisecond), Total: int64(s.duration / time.Millisecond), Unit: "ms simulated"}
 			tr.Emit(u)
 		}
-		for i, w := range sim.worlds {
+		for i, w := range sim.worlds[:len(sim.names)] { // the sweep's worlds follow
 			if f, ok := w.(interface{ result(float64) *finished }); ok {
 				r.memo.put(memoKey(v, sim.names[i]), f.result(initial[i]))
 			}

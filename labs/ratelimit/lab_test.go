@@ -285,6 +285,10 @@ func TestInvariants(t *testing.T) {
 				want = 2
 			case sr.Chart == "rate":
 				want = nBins
+			case sr.Name == "sweep limit":
+				want = 2
+			case strings.HasPrefix(sr.Chart, "sweep_"): // a point per k of the sweep
+				want = len(s.sweep)
 			}
 			if len(sr.X) != want || len(sr.Y) != want {
 				t.Errorf("%s: series %s has %d points, want %d", q, sr.Name, len(sr.X), want)
