@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -41,15 +42,7 @@ func TestLoadBalanceSweep(t *testing.T) {
 		}
 	}
 	before := readState(t, ctx)
-	prev := lastSent(t, ctx)
-	sendKeys(t, ctx, rangeSel("subset"), kb.ArrowRight)
-	if waitSettled(t, ctx, prev) {
-		t.Fatalf("run after moving subset failed: %v", eval[[]string](t, ctx, `window.__playground.errors`))
-	}
-	value := textValue(t, ctx, "subset")
-	if value == "8" {
-		t.Fatalf("the arrow key left subset at 8")
-	}
+	value := stepRight(t, ctx, "subset")
 	for _, chart := range []string{"sweep_conn", "sweep_cpu"} {
 		if got, want := mark(chart), "Subset size = "+value; got != want {
 			t.Errorf("after the move %s marks %q, want %q", chart, got, want)
@@ -63,4 +56,50 @@ func TestLoadBalanceSweep(t *testing.T) {
 		t.Errorf("moving subset left the connections histogram as it was")
 	}
 	matchesAPI(t, ctx, srv.URL, "loadbalance", "subset="+value)
+}
+
+// TestRateLimitSweep: the rate limiter's sub-window sweep draws at the sweep's k, marks the
+// chosen sub-windows and follows a move of the slider.
+func TestRateLimitSweep(t *testing.T) {
+	srv := MustOpenServer(t)
+	ctx := MustOpenTab(t)
+	hookTab(t, ctx)
+	openLab(t, ctx, srv.URL+"/ratelimit?algorithms=sliding_window,subwindows&limit=100&duration=10s&sweep=1:9:4")
+	for _, chart := range []string{"sweep_error", "sweep_worst"} {
+		got := eval[string](t, ctx, fmt.Sprintf(`(() => {
+			const s = Object.values(window.__playground.series).find((s) => s.chart === %q && s.label === "subwindows");
+			return s ? s.x.join(",") : "";
+		})()`, chart))
+		if got != "1,5,9" {
+			t.Errorf("%s drawn at k = %q, want 1,5,9", chart, got)
+		}
+	}
+	mark := func() string {
+		return eval[string](t, ctx, `document.querySelector("#chart-sweep_error .plot")?.dataset.mark ?? "no plot"`)
+	}
+	if got := mark(); got != "Sub-windows k = 4" {
+		t.Errorf("sweep_error marks %q, want Sub-windows k = 4", got)
+	}
+	openGroups(t, ctx) // sub-windows k is in the Algorithms group
+	value := stepRight(t, ctx, "subwindows")
+	if got, want := mark(), "Sub-windows k = "+value; got != want {
+		t.Errorf("after the move sweep_error marks %q, want %q", got, want)
+	}
+	matchesAPI(t, ctx, srv.URL, "ratelimit", "subwindows="+value)
+}
+
+// stepRight moves the slider of parameter name one step right, waits for the run it starts to
+// settle and returns the new value.
+func stepRight(t *testing.T, ctx context.Context, name string) string {
+	t.Helper()
+	orig, prev := textValue(t, ctx, name), lastSent(t, ctx)
+	sendKeys(t, ctx, rangeSel(name), kb.ArrowRight)
+	if waitSettled(t, ctx, prev) {
+		t.Fatalf("run after moving %s failed: %v", name, eval[[]string](t, ctx, `window.__playground.errors`))
+	}
+	value := textValue(t, ctx, name)
+	if value == orig {
+		t.Fatalf("the arrow key left %s at %s", name, orig)
+	}
+	return value
 }
