@@ -257,7 +257,7 @@ func marshal(tb testing.TB, r *lab.Result) []byte {
 // up to the whole duration, each sampling interval sent once; and the fold equals a one-step
 // run's result at several GOMAXPROCS.
 func TestProgressive(t *testing.T) {
-	const q = "duration=20s&clients=60&backends=40&subset=8"
+	const q = "duration=20s&clients=60&backends=40&subset=8&sweep=8:40:16"
 	v, err := Params.ParseQuery(q)
 	if err != nil {
 		t.Fatal(err)

@@ -78,7 +78,7 @@ func TestMemoEqualsOneShot(t *testing.T) {
 // summary; refinements count simulated milliseconds up to the duration; series only append.
 func TestFirstFrame(t *testing.T) {
 	l := Lab()
-	v, err := Params.ParseQuery("duration=20s")
+	v, err := Params.ParseQuery("duration=20s&sweep=1:31:10")
 	if err != nil {
 		t.Fatal(err)
 	}
