@@ -191,25 +191,7 @@ const flushEvery = 100 * time.Millisecond
 // coarseToFine returns the indices 0..m-1 in the order a sweep is refined in: both ends, then
 // the middle, then the middles of the halves, and so on, so that the curve's whole shape
 // appears first and fills in.
-func coarseToFine(m int) []int {
-	if m <= 0 {
-		return nil
-	}
-	order := []int{0}
-	if m > 1 {
-		order = append(order, m-1)
-	}
-	for q := [][2]int{{0, m - 1}}; len(q) > 0; q = q[1:] {
-		lo, hi := q[0][0], q[0][1]
-		if hi-lo < 2 {
-			continue
-		}
-		mid := (lo + hi) / 2
-		order = append(order, mid)
-		q = append(q, [2]int{lo, mid}, [2]int{mid, hi})
-	}
-	return order
-}
+func coarseToFine(m int) []int { return lab.CoarseToFine(m) }
 
 // Run simulates scenario v and reports, in order: the retry schedule; then, batch after batch
 // of trials (see batchEnds), the chosen client count (summary.strategies and the writes-over-

@@ -54,7 +54,7 @@ func subsetWork(s scenario) float64 {
 // lab's CostBound too.
 func costOf(v param.Values) int64 {
 	s := scenarioOf(v)
-	return int64(math.Ceil(simWork(s) + subsetWork(s)))
+	return int64(math.Ceil(simWork(s) + subsetWork(s) + sweepWork(s)))
 }
 
 // memoryOf estimates the most memory a run of scenario v holds at once, in bytes: what grows
@@ -83,7 +83,7 @@ func memoryOf(v param.Values) int64 {
 		sims += w
 	}
 	result := b * (200 + 60*float64(len(s.Policies)))
-	return int64(setup + max(compare, sims+result))
+	return int64(setup + max(compare, sims+result+sweepMemory(s)))
 }
 
 // loopBytes is an event queue's fixed size (engine.Loop's buckets and slots).

@@ -31,6 +31,8 @@ var costScenarios = []string{
 	"clients=3000&backends=300&subset=100&rate=1&duration=20s&policy=weighted",
 	"cost_spread=1000&machine_spread=4&client_spread=100&antagonists=1&duration=1m",
 	"cost_spread=1&machine_spread=1&antagonists=0&duration=1m",
+	"sweep=20:300:70&duration=20s",
+	"subsetting=aperture&policy=weighted&clients=1000&backends=1000&rate=0.2&duration=10s&sweep=10:1000:99",
 }
 
 // TestCostWithinTwice compares the cost estimate with the work runs really do (counted as they

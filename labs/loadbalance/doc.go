@@ -33,6 +33,11 @@
 //   - subsets and rounds: for at most 32 clients and 32 backends, each client's subset
 //     (clientSubset) and, under deterministic subsetting, the shuffled lists (roundRow);
 //   - load_pct: the mean utilisation the requests would cause if spread perfectly;
+//   - load: a one-row list (loadRow): that offered load as % of capacity, whether the scenario is
+//     overloaded (also summary.overloaded) and what it means;
+//   - subset_sweep: per subsetting, a sweepPoint per subset size of the sweep parameter
+//     (connection spread; CPU spread and p99 under sweep_policy, the first policy, for random,
+//     deterministic and the chosen subsetting; see sweep.go);
 //   - policies: a policySummary per policy: requests, errors (and those to fail-fast
 //     backends), CPU spread (min, mean, max, max/min, max/mean, p99/mean), wasted CPU, latency
 //     percentiles (interpolated within 4.4%-wide buckets) and requests in flight per client;

@@ -14,7 +14,7 @@ import (
 // naming subset and a value that fits; with that value the scenario is admitted.
 func TestMemoryRefused(t *testing.T) {
 	l := Lab()
-	v, err := params.ParseQuery("clients=3000&backends=3000&subset=1000&rate=0.1&duration=1s&policy=round_robin,least_loaded,weighted,random,p2c")
+	v, err := params.ParseQuery("clients=3000&backends=3000&subset=1000&rate=0.1&duration=1s&policy=round_robin,least_loaded,weighted,random,p2c&sweep=off")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,6 +88,8 @@ var params = param.Set{
 		Help: "The chapter's fix for sinkholing: least-loaded and two-choices count recent errors as active requests."},
 	{Name: "seed", Group: "Advanced", Label: "Seed", Kind: param.Int, Default: "1", Min: 0, Max: 1<<53 - 1, Step: 1, Random: true,
 		Help: "All randomness comes from the seed: the same seed gives the same numbers."},
+	{Name: "sweep", Group: "Advanced", Label: "Sweep of subset size", Kind: param.IntRange, Default: "off", Min: 1, Max: 1000, MaxLen: 50,
+		Help: "Subset sizes for the spread-vs-subset-size charts, from:to:step (20:300:70, say), or off; sizes above the number of backends are not drawn. Each size simulates the first policy under random and deterministic subsetting (and the chosen one)."},
 }
 
 // check enforces the rules across the lab's parameters (see lab.Lab.Check): a client cannot
@@ -132,6 +134,7 @@ type scenario struct {
 	Failing                   int
 	CountErrors               bool
 	Seed                      uint64
+	Sweep                     []int64 // subset sizes of the sweep (see sweepSizes)
 }
 
 // scenarioOf returns the typed scenario of v, which keeps the lab's rules across parameters (check).
@@ -154,6 +157,7 @@ func scenarioOf(v param.Values) scenario {
 		Failing:       int(v.Int("failing")),
 		CountErrors:   v.Bool("count_errors"),
 		Seed:          uint64(v.Int("seed")),
+		Sweep:         v.Range("sweep").Points(),
 	}
 	return s
 }

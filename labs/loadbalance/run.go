@@ -39,9 +39,9 @@ func (r *runner) lab() *lab.Lab {
 		Tours:        tours,
 		Cost:         costOf,
 		CostBound:    costOf,
-		CostParams:   []string{"clients", "duration", "rate", "policy", "subset"},
+		CostParams:   []string{"clients", "duration", "rate", "policy", "subset", "sweep"},
 		Memory:       memoryOf,
-		MemoryParams: []string{"subset", "clients", "backends", "policy"},
+		MemoryParams: []string{"subset", "clients", "backends", "policy", "sweep"},
 		Progressive:  true,
 		Run:          r.Run,
 	}
@@ -113,7 +113,7 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 	}
 	r.work.Add(subsetsWork(s.Subsetting, s))
 	emit(lab.Update{
-		Summary: map[string]any{"connections": connStats(counts), "load_pct": loadPct(s)},
+		Summary: map[string]any{"connections": connStats(counts), "load_pct": loadPct(s), "load": []Load{loadOf(s)}, "overloaded": loadOf(s).Overloaded},
 		Series:  []lab.Series{connectionsHistogram(s, counts)},
 	})
 	var comparison []comparisonRow
@@ -132,6 +132,11 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 		}
 	}
 	emit(u)
+	sw, err := r.newSweep(ctx, v, s)
+	if err != nil {
+		return err
+	}
+	emit(lab.Update{Series: sw.connSeries()})
 
 	env := s.env(starts, conns)
 	// Policies the memo holds are final at once; the others are simulated side by side.
@@ -146,11 +151,14 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 		pols[i].world = newWorld(config{Policy: p, CountErrors: s.CountErrors, Env: env})
 		worlds = append(worlds, pols[i].world)
 	}
+	sweepWorlds := sw.start(pols[0])
+	worlds = append(worlds, sweepWorlds...)
 	samples := env.Samples()
-	tr := lab.NewTracker(emit, int64(samples*len(s.Policies)))
-	tr.Add(int64(samples * (len(s.Policies) - len(worlds))))
+	tr := lab.NewTracker(emit, int64(samples*(len(s.Policies)+len(sweepWorlds))))
+	tr.Add(int64(samples * (len(s.Policies) + len(sweepWorlds) - len(worlds))))
 	if len(worlds) == 0 {
 		u := r.progress(s, env, pols, counts, 0, samples, true)
+		sw.add(&u, true)
 		u.Refine = &lab.Refinement{Done: int64(s.Duration / time.Second), Total: int64(s.Duration / time.Second), Unit: "s"}
 		tr.Emit(u)
 		return nil
@@ -192,6 +200,7 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 					}
 				}
 				u := r.progress(s, env, pols, counts, sent, k, final)
+				sw.add(&u, final)
 				u.Refine = &lab.Refinement{Done: int64(env.SampleEnd(k-1) / time.Second), Total: int64(s.Duration / time.Second), Unit: "s"}
 				tr.Emit(u)
 				sent, flushed = k, time.Now()

@@ -34,7 +34,7 @@ var tours = []lab.Tour{{
 		Focus: "rounds", Controls: []string{"clients", "backends", "subset"},
 		Text: "Twelve backends, subsets of three, ten clients: the rounds table lists each round's " +
 			"shuffle and the subset each client takes from it, and every backend gets 2 or 3 connections.",
-	}},
+	}, sweepStep},
 }, {
 	Name:  "policies",
 	Title: "Policies: spreading the load",

@@ -12,10 +12,20 @@ var view = lab.View{
 			Help: "Median utilisation across backends, with the band from the least to the most loaded backend, per policy."},
 		{ID: "cpu_hist", Title: "CPU distribution over the run", XLabel: "CPU", YLabel: "backends", Kind: lab.Bars, Split: true, XUnit: lab.Percent, IntY: true,
 			Help: "Backends per 2% of utilisation over the whole run. The busiest backend limits how much traffic the service takes; the gap to the others is wasted CPU."},
+		{ID: "sweep_conn", Title: "Connection spread vs subset size", XLabel: "subset size", YLabel: "max/mean connections", Mark: "subset", IntX: true,
+			Help: "The most connections any backend holds over the mean, per subsetting, at each subset size of the sweep (Advanced). Random subsets need to be large before the spread is small; deterministic subsetting is flat at 1."},
+		{ID: "sweep_cpu", Title: "CPU spread vs subset size, first policy", XLabel: "subset size", YLabel: "max/mean CPU", Mark: "subset", IntX: true,
+			Help: "The busiest backend's CPU over the mean, under the first policy, per subsetting, at each subset size: a simulation of this scenario at each size under random and deterministic subsetting (and the one chosen), refined as the run goes."},
+		{ID: "sweep_p99", Title: "p99 latency vs subset size, first policy", XLabel: "subset size", YLabel: "p99 latency", Mark: "subset", IntX: true, YUnit: lab.Millis,
+			Help: "The 99th percentile of the latency of the requests that succeeded, under the first policy, at each subset size."},
 		{ID: "errors", Title: "Errors over time", XLabel: "time", YLabel: "errors", XUnit: lab.Seconds,
 			Help: "Failed requests per sampling interval: rejected by flow control, refused by an overloaded backend, answered by a fail-fast backend, or lost in a stop."},
 	},
 	Tables: []lab.Table{
+		{ID: "load", Title: "Offered load", Key: "load", Rows: lab.ListRows, Columns: []lab.Column{
+			{Field: "offered_pct", Label: "of capacity", Digits: 0, Unit: lab.Percent},
+			{Field: "verdict", Label: "what it means"},
+		}, Help: "The CPU the requests need on average, as a share of what all the backends have at mean machine speed. Antagonists and restarts take a little capacity away; requests sent to fail-fast backends take none."},
 		{ID: "policies", Title: "Policies", Key: "policies", Rows: lab.MapRows, Columns: []lab.Column{
 			// The decisive columns first: what a person compares the policies by.
 			{Field: "", Label: "policy"},

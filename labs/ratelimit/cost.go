@@ -2,6 +2,7 @@ package ratelimit
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/resilience-playground/playground/lab"
@@ -78,7 +79,7 @@ func boundPerArrival(s scenario) float64 {
 		}
 		perArrival += w
 	}
-	return perArrival
+	return perArrival + sweepPerArrival(s)
 }
 
 // Cost estimates the work units of scenario v from a pilot simulation of its beginning: the
@@ -171,7 +172,7 @@ func Memory(v param.Values) int64 {
 	inFlight := expected / max(s.duration.Seconds(), 1e-3) * s.latency.Seconds() // arrivals a round trip
 	perSlice := expected/defaultSlices + 1
 	total := 12*perSlice + runBytes
-	for _, name := range s.algorithms {
+	for _, name := range append(slices.Clone(s.algorithms), sweepNames(s)...) { // the sweep's worlds too
 		w := 1.5*8*admitted + 2*9*(perSlice+inFlight) + 32<<10
 		if name == "sliding_log" {
 			entries := min(float64(s.limit), admitted)

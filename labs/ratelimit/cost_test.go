@@ -13,6 +13,8 @@ import (
 var costScenarios = []string{
 	"",
 	"duration=1s",
+	"duration=1m&sweep=1:60:1",
+	"store=incr&instances=4&duration=20s&sweep=1:31:6",
 	"duration=5m",
 	"window=10ms&duration=3s",
 	"window=1h&limit=1",

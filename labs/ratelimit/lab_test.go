@@ -210,7 +210,7 @@ func TestGolden(t *testing.T) {
 		{"default", ""},
 		{"distributed", "limit=50&duration=5s&instances=3&store=racy&store_latency=5ms&skew=100ms&balancer=random&algorithms=fixed_window,sliding_log,token_bucket"},
 	}
-	labtest.CheckView(t, Lab(), goldens[0].query, goldens[1].query) // the runs fill the page's charts and tables
+	labtest.CheckView(t, Lab(), goldens[0].query, goldens[1].query, "duration=5s&sweep=1:9:4") // the runs fill the page's charts and tables
 	for _, g := range goldens {
 		var outs [][]byte
 		for _, procs := range []int{1, 2, 7} {
@@ -285,6 +285,10 @@ func TestInvariants(t *testing.T) {
 				want = 2
 			case sr.Chart == "rate":
 				want = nBins
+			case sr.Name == "sweep limit":
+				want = 2
+			case strings.HasPrefix(sr.Chart, "sweep_"): // a point per k of the sweep
+				want = len(s.sweep)
 			}
 			if len(sr.X) != want || len(sr.Y) != want {
 				t.Errorf("%s: series %s has %d points, want %d", q, sr.Name, len(sr.X), want)

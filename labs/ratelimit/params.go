@@ -65,6 +65,8 @@ var Params = param.Set{
 		Help:    "Instance i's clock runs i/(instances−1)·skew ahead of true time (with the sticky balancer, the instance the scale-out adds runs skew ahead)."},
 	{Name: "seed", Group: "Advanced", Label: "Seed", Kind: param.Int, Default: "1", Min: 0, Max: 1<<53 - 1, Step: 1, Random: true,
 		Help: "All randomness comes from the seed: the same seed gives the same numbers."},
+	{Name: "sweep", Group: "Advanced", Label: "Sweep of sub-windows", Kind: param.IntRange, Default: "off", Min: 1, Max: ratelimit.MaxSubWindows, MaxLen: ratelimit.MaxSubWindows,
+		Help: "Sub-window counts k for the error-vs-sub-windows charts, from:to:step (1:31:6, say), or off: each k simulates the sliding-window approximation with k sub-windows (1: the classic two counters) on the same requests."},
 }
 
 // check enforces the rule across the lab's parameters (see lab.Lab.Check): the sticky
@@ -94,6 +96,7 @@ type scenario struct {
 	store      string
 	latency    time.Duration
 	skew       time.Duration
+	sweep      []int64 // sub-window counts of the sweep (sweep.go)
 	seed       uint64
 }
 
@@ -113,6 +116,7 @@ func scenarioOf(v param.Values) scenario {
 		store:      v.String("store"),
 		latency:    v.Duration("store_latency"),
 		skew:       v.Duration("skew"),
+		sweep:      v.Range("sweep").Points(),
 		seed:       uint64(v.Int("seed")),
 	}
 	if s.burst == 0 {

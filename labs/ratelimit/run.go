@@ -46,9 +46,9 @@ func (r *runner) lab() *lab.Lab {
 		View:         view,
 		Cost:         r.Cost,
 		CostBound:    CostBound,
-		CostParams:   []string{"limit", "instances", "duration", "load", "algorithms"},
+		CostParams:   []string{"limit", "instances", "duration", "load", "algorithms", "sweep"},
 		Memory:       Memory,
-		MemoryParams: []string{"limit", "instances", "load", "duration", "algorithms"},
+		MemoryParams: []string{"limit", "instances", "load", "duration", "algorithms", "sweep"},
 		Progressive:  true,
 		Run:          r.Run,
 		Tours:        tours,
@@ -123,7 +123,7 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 			u.Refine = &lab.Refinement{Done: int64(end / time.Millisecond), Total: int64(s.duration / time.Millisecond), Unit: "ms simulated"}
 			tr.Emit(u)
 		}
-		for i, w := range sim.worlds {
+		for i, w := range sim.worlds[:len(sim.names)] { // the sweep's worlds follow
 			if f, ok := w.(interface{ result(float64) *finished }); ok {
 				r.memo.Put(memoKey(v, sim.names[i]), f.result(initial[i]))
 			}

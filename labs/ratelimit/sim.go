@@ -71,6 +71,7 @@ func newSimulation(s scenario, memo func(name string) (*finished, bool)) *simula
 		}
 		sim.worlds = append(sim.worlds, newWorld(name, s, sim.nInst))
 	}
+	sim.worlds = append(sim.worlds, sweepWorlds(s, sim.nInst)...)
 	return sim
 }
 
@@ -205,7 +206,7 @@ func (sim *simulation) update(final bool) lab.Update {
 	done := nBins
 	if !final {
 		done = binOf(sim.batch.end, d)
-		for _, w := range sim.worlds {
+		for _, w := range sim.worlds[:len(sim.names)] { // the sweep's worlds send no bins
 			done = min(done, w.base().sentBins)
 		}
 	}
@@ -218,7 +219,9 @@ func (sim *simulation) update(final bool) lab.Update {
 		series = append(series, sim.offeredSeries(x, y))
 		sim.sentBins = done
 	}
-	return lab.Update{Summary: map[string]any{"algorithms": sum, "offered": sim.arrived}, Series: series}
+	u := lab.Update{Summary: map[string]any{"algorithms": sum, "offered": sim.arrived}, Series: series}
+	sim.addSweep(&u)
+	return u
 }
 
 // core is what every world shares: the requests awaiting their decision, the exact count of

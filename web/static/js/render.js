@@ -270,6 +270,8 @@ export class Renderer {
     const set = (el, text) => { if (el.textContent !== text) el.textContent = text; };
     if (panel.title !== undefined) set(p.title, panel.title);
     if (p.holder.getAttribute("aria-label") !== panel.name) p.holder.setAttribute("aria-label", panel.name);
+    const markText = m.mark ? m.mark.text : ""; // the marked value, for tests and tools
+    if ((p.holder.dataset.mark ?? "") !== markText) p.holder.dataset.mark = markText;
     if (m.describe || !p.desc.textContent) set(p.desc, describe(chart, m.title, series, m.yUnit));
   }
 

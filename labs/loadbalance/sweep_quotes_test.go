@@ -1,0 +1,49 @@
+package loadbalance
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/resilience-playground/playground/lab"
+	"github.com/resilience-playground/playground/lab/labtest"
+)
+
+// sweepAt measures one figure of the subset-size sweep: f of the point of subsetting name at
+// the given size, written with two decimals.
+func sweepAt(name string, size int, f func(SweepPoint) float64) func(testing.TB, *lab.Result) string {
+	return func(tb testing.TB, r *lab.Result) string {
+		sweep, ok := r.Summary["subset_sweep"].(map[string][]SweepPoint)
+		if !ok {
+			tb.Fatalf("summary.subset_sweep is %T", r.Summary["subset_sweep"])
+		}
+		for _, p := range sweep[name] {
+			if p.Subset == size {
+				return fmt.Sprintf("%.2f", f(p))
+			}
+		}
+		return fmt.Sprintf("no %s point at %d", name, size)
+	}
+}
+
+func connSpread(p SweepPoint) float64 { return p.ConnMaxOverMean }
+func cpuSpread(p SweepPoint) float64  { return p.CPUMaxOverMean }
+
+// sweepQuotes are the figures of the sweep's tour step.
+var sweepQuotes = []labtest.Quote{
+	{In: "explain:subsetting/5", Says: "from 30 to 300 backends", Why: "the sweep's range (sweep=30:300:45)"},
+	{In: "explain:subsetting/5", Says: "the chosen 30", Why: "the scenario's subset size (the default)"},
+	{In: "explain:subsetting/5", Says: "1.53× the mean's connections at subsets of 30", Measure: sweepAt("random", 30, connSpread)},
+	{In: "explain:subsetting/5", Says: "1.22× at 120", Measure: sweepAt("random", 120, connSpread)},
+	{In: "explain:subsetting/5", Says: "1.10× at 210", Measure: sweepAt("random", 210, connSpread)},
+	{In: "explain:subsetting/5", Says: "70% of the backends", Why: "210 of the 300 backends"},
+	{In: "explain:subsetting/5", Says: "deterministic subsetting holds 1.00× at every size", Measure: func(tb testing.TB, r *lab.Result) string {
+		worst := 0.0
+		for _, p := range r.Summary["subset_sweep"].(map[string][]SweepPoint)["deterministic"] {
+			worst = max(worst, p.ConnMaxOverMean)
+		}
+		return fmt.Sprintf("%.2f", worst)
+	}},
+	{In: "explain:subsetting/5", Says: "over 20 s", Why: "the scenario's duration"},
+	{In: "explain:subsetting/5", Says: "at subsets of 75 random's busiest backend works 1.63×", Measure: sweepAt("random", 75, cpuSpread)},
+	{In: "explain:subsetting/5", Says: "deterministic's 1.43×", Measure: sweepAt("deterministic", 75, cpuSpread)},
+}
