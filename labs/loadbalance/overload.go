@@ -2,9 +2,9 @@ package loadbalance
 
 import "fmt"
 
-// Load is summary.load: the offered load against the backends' capacity, and whether the
+// loadRow is summary.load: the offered load against the backends' capacity, and whether the
 // scenario is overloaded. It is a one-row table on the page.
-type Load struct {
+type loadRow struct {
 	// OfferedPct is the CPU the requests need, on average, as a share of what the backends
 	// have: clients × rate × mean cost over backends × cores, at mean machine speed.
 	OfferedPct float64 `json:"offered_pct"`
@@ -16,8 +16,8 @@ type Load struct {
 // the backends together cannot serve the requests however a policy spreads them, so queues
 // grow until backends shed, and every policy fails requests (TestOverload: 4 to 8% of them in
 // 10 s at 150%).
-func loadOf(s scenario) Load {
-	l := Load{OfferedPct: loadPct(s)}
+func loadOf(s scenario) loadRow {
+	l := loadRow{OfferedPct: loadPct(s)}
 	l.Overloaded = l.OfferedPct >= 100
 	if l.Overloaded {
 		l.Verdict = fmt.Sprintf("Overloaded: the requests need %.0f%% of the CPU the backends have. "+

@@ -18,7 +18,7 @@ func TestOverload(t *testing.T) {
 		{"rate=30&duration=10s&sweep=off&policy=round_robin,least_loaded,weighted,random,p2c", 150, true},
 	} {
 		r := mustRun(t, c.q)
-		loads, ok := r.Summary["load"].([]Load)
+		loads, ok := r.Summary["load"].([]loadRow)
 		if !ok || len(loads) != 1 {
 			t.Fatalf("%s: summary.load is %#v", c.q, r.Summary["load"])
 		}

@@ -107,11 +107,11 @@ func sweepMemory(s scenario) float64 {
 	return total
 }
 
-// SweepPoint is one entry of summary.subset_sweep.<subsetting>: at one subset size, the spread
+// sweepPoint is one entry of summary.subset_sweep.<subsetting>: at one subset size, the spread
 // of connections per backend and, for the algorithms the CPU sweep simulates, under the first
 // policy (summary.sweep_policy): the spread of CPU, the wasted CPU and the 99th percentile of
 // latency (0 for the others).
-type SweepPoint struct {
+type sweepPoint struct {
 	Subset          int     `json:"subset"`
 	ConnMaxOverMean float64 `json:"conn_max_over_mean"`
 	ConnSDOverMean  float64 `json:"conn_sd_over_mean"`
@@ -125,7 +125,7 @@ type sweepRun struct {
 	r      *runner
 	s      scenario
 	sizes  []int
-	points map[string][]SweepPoint
+	points map[string][]sweepPoint
 	cells  []sweepCell
 }
 
@@ -143,7 +143,7 @@ type sweepCell struct {
 // newSweep computes the connection sweep of scenario s, and the subsets of the CPU sweep's
 // simulations.
 func (r *runner) newSweep(ctx context.Context, v param.Values, s scenario) (*sweepRun, error) {
-	sw := &sweepRun{r: r, s: s, sizes: sweepSizes(s), points: map[string][]SweepPoint{}}
+	sw := &sweepRun{r: r, s: s, sizes: sweepSizes(s), points: map[string][]sweepPoint{}}
 	if len(sw.sizes) == 0 {
 		return sw, nil
 	}
@@ -153,7 +153,7 @@ func (r *runner) newSweep(ctx context.Context, v param.Values, s scenario) (*swe
 			for _, n := range sw.sizes {
 				_, conns := subsets(name, s.Seed, s.Clients, s.Backends, n)
 				st := connStats(connections(s.Backends, conns))
-				p := SweepPoint{Subset: n}
+				p := sweepPoint{Subset: n}
 				if st.Mean > 0 {
 					p.ConnMaxOverMean, p.ConnSDOverMean = float64(st.Max)/st.Mean, st.SD/st.Mean
 				}

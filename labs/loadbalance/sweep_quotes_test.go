@@ -10,9 +10,9 @@ import (
 
 // sweepAt measures one figure of the subset-size sweep: f of the point of subsetting name at
 // the given size, written with two decimals.
-func sweepAt(name string, size int, f func(SweepPoint) float64) func(testing.TB, *lab.Result) string {
+func sweepAt(name string, size int, f func(sweepPoint) float64) func(testing.TB, *lab.Result) string {
 	return func(tb testing.TB, r *lab.Result) string {
-		sweep, ok := r.Summary["subset_sweep"].(map[string][]SweepPoint)
+		sweep, ok := r.Summary["subset_sweep"].(map[string][]sweepPoint)
 		if !ok {
 			tb.Fatalf("summary.subset_sweep is %T", r.Summary["subset_sweep"])
 		}
@@ -25,8 +25,8 @@ func sweepAt(name string, size int, f func(SweepPoint) float64) func(testing.TB,
 	}
 }
 
-func connSpread(p SweepPoint) float64 { return p.ConnMaxOverMean }
-func cpuSpread(p SweepPoint) float64  { return p.CPUMaxOverMean }
+func connSpread(p sweepPoint) float64 { return p.ConnMaxOverMean }
+func cpuSpread(p sweepPoint) float64  { return p.CPUMaxOverMean }
 
 // sweepQuotes are the figures of the sweep's tour step.
 var sweepQuotes = []labtest.Quote{
@@ -38,7 +38,7 @@ var sweepQuotes = []labtest.Quote{
 	{In: "explain:subsetting/5", Says: "70% of the backends", Why: "210 of the 300 backends"},
 	{In: "explain:subsetting/5", Says: "deterministic subsetting holds 1.00× at every size", Measure: func(tb testing.TB, r *lab.Result) string {
 		worst := 0.0
-		for _, p := range r.Summary["subset_sweep"].(map[string][]SweepPoint)["deterministic"] {
+		for _, p := range r.Summary["subset_sweep"].(map[string][]sweepPoint)["deterministic"] {
 			worst = max(worst, p.ConnMaxOverMean)
 		}
 		return fmt.Sprintf("%.2f", worst)

@@ -23,7 +23,7 @@ func binomialSpread(clients, backends, subset int) float64 {
 func TestSweepFollowsBinomial(t *testing.T) {
 	const q = "sweep=10:290:40&duration=2s&policy=round_robin"
 	r := mustRunOn(t, Lab(), q)
-	sweep, ok := r.Summary["subset_sweep"].(map[string][]SweepPoint)
+	sweep, ok := r.Summary["subset_sweep"].(map[string][]sweepPoint)
 	if !ok {
 		t.Fatalf("summary.subset_sweep is %T", r.Summary["subset_sweep"])
 	}
