@@ -21,6 +21,7 @@ func newRunner() *runner { return &runner{memo: newMemo()} }
 
 type runner struct {
 	memo  *memo
+	rows  rowCache     // comparison rows of the subsettings, by compareKey
 	work  atomic.Int64 // work units done (World.Work, subsetsWork, compareWork), summed over runs, for tests
 	chunk float64      // work per step of one simulation; 0 means chunkWork (tests vary it)
 }
@@ -102,29 +103,16 @@ const chunkWork = 60_000
 // intervals and the numbers so far every flushEvery; the last update holds the final numbers.
 func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update)) error {
 	s := ScenarioOf(v)
-	var starts, conns []int32
-	var counts []int
-	if err := engine.Pace(ctx, func() error {
-		starts, conns = subsets(s.Subsetting, s.Seed, s.Clients, s.Backends, s.Subset)
-		counts = connections(s.Backends, conns)
-		return nil
-	}); err != nil {
+	starts, conns, err := subsetsPaced(ctx, s.Subsetting, s)
+	if err != nil {
 		return err
 	}
+	counts := connections(s.Backends, conns)
 	r.work.Add(subsetsWork(s.Subsetting, s))
-	emit(lab.Update{
+	u := lab.Update{
 		Summary: map[string]any{"connections": connStats(counts), "load_pct": loadPct(s)},
 		Series:  []lab.Series{connectionsHistogram(s, counts)},
-	})
-	var comparison []Comparison
-	if err := engine.Pace(ctx, func() error {
-		comparison = compare(s, counts)
-		return nil
-	}); err != nil {
-		return err
 	}
-	r.work.Add(compareWork(s))
-	u := lab.Update{Summary: map[string]any{"subsettings": comparison}}
 	if rows, rounds := smallTables(s, starts, conns); rows != nil {
 		u.Summary["subsets"] = rows
 		if rounds != nil {
@@ -132,6 +120,12 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 		}
 	}
 	emit(u)
+	// The comparison of the subsettings (the other algorithms' subsets, everyone's churn) is
+	// no part of the charts: it is computed beside the simulation, in paced pieces, and sent
+	// when ready, so that the first picture of every chart need not wait for it.
+	cctx, cancel := context.WithCancel(ctx)
+	cmp := r.startComparison(cctx, v, s, counts)
+	defer func() { cancel(); cmp.wait() }()
 
 	env := s.env(starts, conns)
 	// Policies the memo holds are final at once; the others are simulated side by side.
@@ -149,11 +143,18 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 	samples := env.Samples()
 	tr := lab.NewTracker(emit, int64(samples*len(s.Policies)))
 	tr.Add(int64(samples * (len(s.Policies) - len(worlds))))
+	sendComparison := func(block bool) error {
+		rows, err, ok := cmp.take(block)
+		if ok && err == nil {
+			tr.Emit(lab.Update{Summary: map[string]any{"subsettings": rows}})
+		}
+		return err
+	}
 	if len(worlds) == 0 {
 		u := r.progress(s, env, pols, counts, 0, samples, true)
 		u.Refine = &lab.Refinement{Done: int64(s.Duration / time.Second), Total: int64(s.Duration / time.Second), Unit: "s"}
 		tr.Emit(u)
-		return nil
+		return sendComparison(true)
 	}
 	perSample := max(simWork(s)/float64(len(s.Policies))/float64(samples), 1)
 	chunk := r.chunk
@@ -195,6 +196,9 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 				u.Refine = &lab.Refinement{Done: int64(env.SampleEnd(k-1) / time.Second), Total: int64(s.Duration / time.Second), Unit: "s"}
 				tr.Emit(u)
 				sent, flushed = k, time.Now()
+			}
+			if err := sendComparison(final); err != nil {
+				return err
 			}
 		}
 		return nil

@@ -1,7 +1,12 @@
 package loadbalance
 
 import (
+	"context"
 	"fmt"
+	"sync"
+
+	"github.com/resilience-playground/playground/engine"
+	"github.com/resilience-playground/playground/param"
 	"strconv"
 	"strings"
 
@@ -25,17 +30,8 @@ func algorithm(name string, seed uint64) subset.Algorithm {
 
 // subsets returns every client's subset, flattened: client c's is conns[starts[c]:starts[c+1]].
 func subsets(name string, seed uint64, clients, backends, size int) (starts, conns []int32) {
-	a := algorithm(name, seed)
-	starts = make([]int32, clients+1)
-	conns = make([]int32, 0, clients*size)
-	var buf []int
-	for c := range clients {
-		buf = a.Subset(buf, c, clients, backends, size)
-		for _, b := range buf {
-			conns = append(conns, int32(b))
-		}
-		starts[c+1] = int32(len(conns))
-	}
+	s := Scenario{Subsetting: name, Seed: seed, Clients: clients, Backends: backends, Subset: size}
+	starts, conns, _ = subsetsPaced(context.Background(), name, s) // unpaced, it never fails
 	return starts, conns
 }
 
@@ -116,41 +112,164 @@ func compareWork(s Scenario) int64 {
 	return w
 }
 
-// compare returns the comparison rows: every algorithm when the sizes are small, else only the
-// chosen one, without churn. Its work is compareWork(s).
-func compare(s Scenario, chosen []int) []Comparison {
-	names := Subsettings
+// compareParams are the parameters the comparison rows depend on.
+var compareParams = []string{"clients", "backends", "subset", "seed"}
+
+// compareKey is the cache key of the comparison row of the named algorithm in scenario v: the
+// canonical URL of v's values of compareParams and of the algorithm, the rest at their
+// defaults.
+func compareKey(v param.Values, name string) string {
+	k := v.Set().Defaults()
+	for _, p := range compareParams {
+		k = must(k.With(p, v.Format(p)))
+	}
+	return must(k.With("subsetting", name)).Encode()
+}
+
+func must(v param.Values, err error) param.Values {
+	if err != nil {
+		panic("loadbalance: comparison key: " + err.Error()) // the values are v's own
+	}
+	return v
+}
+
+// compareRow returns the comparison row of the named algorithm, as paced work of ctx, and the
+// work it did (its share of compareWork). chosen are the connection counts of the scenario's
+// own subsetting. Every piece — the subsets of a few clients, one change's churn — is paced
+// on its own, so that a cancelled run stops within a piece.
+func compareRow(ctx context.Context, s Scenario, name string, chosen []int) (Comparison, int64, error) {
 	all := s.Clients*s.Backends <= compareLimit
+	var work int64
+	counts := chosen
+	if name != s.Subsetting {
+		_, conns, err := subsetsPaced(ctx, name, s)
+		if err != nil {
+			return Comparison{}, 0, err
+		}
+		counts = connections(s.Backends, conns)
+		work += subsetsWork(name, s)
+	}
+	st := connStats(counts)
+	row := Comparison{Subsetting: name, Min: st.Min, Max: st.Max, SD: st.SD}
+	for _, c := range counts {
+		row.ConnectionsAll += c
+	}
+	if st.Mean > 0 {
+		row.MaxOverMean = float64(st.Max) / st.Mean
+	}
 	if !all {
+		return row, work, nil
+	}
+	for _, f := range []struct {
+		ch subset.Change
+		to **int
+	}{{subset.AddClient, &row.AddClient}, {subset.RemoveClient, &row.RemoveClient},
+		{subset.AddBackend, &row.AddBackend}, {subset.RemoveBackend, &row.RemoveBackend},
+		{subset.FailBackend, &row.FailBackend}} {
+		err := engine.Pace(ctx, func() error {
+			n := subset.MeasureChurn(algorithm(name, s.Seed), s.Clients, s.Backends, s.Subset, f.ch).Total()
+			*f.to = &n
+			return nil
+		})
+		if err != nil {
+			return Comparison{}, 0, err
+		}
+	}
+	return row, work + churnComputations*subsetsWork(name, s), nil
+}
+
+// comparison is the subsettings comparison of one run, computed on a goroutine of its own.
+type comparison struct {
+	done chan struct{}
+	rows []Comparison
+	err  error
+	sent bool
+}
+
+// startComparison starts computing the comparison rows of scenario v: every algorithm when
+// the sizes are small, else only the chosen one, without churn. Rows the lab's cache holds
+// are not computed again. Its work is compareWork(s) less the rows cached.
+func (r *runner) startComparison(ctx context.Context, v param.Values, s Scenario, chosen []int) *comparison {
+	names := Subsettings
+	if s.Clients*s.Backends > compareLimit {
 		names = []string{s.Subsetting}
 	}
-	var rows []Comparison
-	for _, name := range names {
-		counts := chosen
-		if name != s.Subsetting {
-			_, conns := subsets(name, s.Seed, s.Clients, s.Backends, s.Subset)
-			counts = connections(s.Backends, conns)
-		}
-		st := connStats(counts)
-		row := Comparison{Subsetting: name, Min: st.Min, Max: st.Max, SD: st.SD}
-		for _, c := range counts {
-			row.ConnectionsAll += c
-		}
-		if st.Mean > 0 {
-			row.MaxOverMean = float64(st.Max) / st.Mean
-		}
-		if all {
-			churn := func(ch subset.Change) *int {
-				n := subset.MeasureChurn(algorithm(name, s.Seed), s.Clients, s.Backends, s.Subset, ch).Total()
-				return &n
+	c := &comparison{done: make(chan struct{})}
+	go func() {
+		defer close(c.done)
+		for _, name := range names {
+			key := compareKey(v, name)
+			row, ok := r.rows.get(key)
+			if !ok {
+				var work int64
+				var err error
+				if row, work, err = compareRow(ctx, s, name, chosen); err != nil {
+					c.err = err
+					return
+				}
+				r.work.Add(work)
+				r.rows.put(key, row)
 			}
-			row.AddClient, row.RemoveClient = churn(subset.AddClient), churn(subset.RemoveClient)
-			row.AddBackend, row.RemoveBackend = churn(subset.AddBackend), churn(subset.RemoveBackend)
-			row.FailBackend = churn(subset.FailBackend)
+			c.rows = append(c.rows, row)
 		}
-		rows = append(rows, row)
+	}()
+	return c
+}
+
+// take returns the rows once, when they are ready (waiting for them if block), or the error
+// that stopped them. ok is false when there is nothing new to send.
+func (c *comparison) take(block bool) (rows []Comparison, err error, ok bool) {
+	if c.sent {
+		return nil, nil, false
 	}
-	return rows
+	if block {
+		<-c.done
+	}
+	select {
+	case <-c.done:
+	default:
+		return nil, nil, false
+	}
+	c.sent = true
+	return c.rows, c.err, c.err == nil
+}
+
+// wait waits for the comparison's goroutine to end (its ctx cancelled, it ends within a
+// piece).
+func (c *comparison) wait() { <-c.done }
+
+// rowCache is a bounded cache of comparison rows by compareKey, dropping the oldest first.
+type rowCache struct {
+	mu    sync.Mutex
+	items map[string]Comparison
+	order []string
+}
+
+// rowCacheSize is how many comparison rows a lab keeps: a hundred bytes or so each.
+const rowCacheSize = 1024
+
+func (c *rowCache) get(key string) (Comparison, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	row, ok := c.items[key]
+	return row, ok
+}
+
+func (c *rowCache) put(key string, row Comparison) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.items[key]; ok {
+		return
+	}
+	if c.items == nil {
+		c.items = map[string]Comparison{}
+	}
+	c.items[key] = row
+	c.order = append(c.order, key)
+	for len(c.order) > rowCacheSize {
+		delete(c.items, c.order[0])
+		c.order = c.order[1:]
+	}
 }
 
 // Small sizes show the subsets themselves.
@@ -228,4 +347,32 @@ func join(bs []int32) string {
 		b.WriteString(strconv.Itoa(int(x)))
 	}
 	return b.String()
+}
+
+// subsetsPaced is subsets(name, s.Seed, ...) computed as paced work of ctx, a few
+// milliseconds at a time, so that a cancelled run stops within a quantum and other runs get
+// the CPUs meanwhile.
+func subsetsPaced(ctx context.Context, name string, s Scenario) (starts, conns []int32, err error) {
+	a := algorithm(name, s.Seed)
+	starts = make([]int32, s.Clients+1)
+	conns = make([]int32, 0, s.Clients*s.Subset)
+	perClient := max(subsetsWork(name, s)/max(int64(s.Clients), 1), 1)
+	step := int(max(chunkWork/perClient, 1))
+	var buf []int
+	for c0 := 0; c0 < s.Clients; c0 += step {
+		err := engine.Pace(ctx, func() error {
+			for c := c0; c < min(s.Clients, c0+step); c++ {
+				buf = a.Subset(buf, c, s.Clients, s.Backends, s.Subset)
+				for _, b := range buf {
+					conns = append(conns, int32(b))
+				}
+				starts[c+1] = int32(len(conns))
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return starts, conns, nil
 }
