@@ -133,21 +133,20 @@ func must(v param.Values, err error) param.Values {
 	return v
 }
 
-// compareRow returns the comparison row of the named algorithm, as paced work of ctx, and the
-// work it did (its share of compareWork). chosen are the connection counts of the scenario's
+// compareRow returns the comparison row of the named algorithm, as paced work of ctx, counting
+// the work of each piece with add (its share of compareWork). chosen are the connection counts of the scenario's
 // own subsetting. Every piece — the subsets of a few clients, one change's churn — is paced
 // on its own, so that a cancelled run stops within a piece.
-func compareRow(ctx context.Context, s Scenario, name string, chosen []int) (Comparison, int64, error) {
+func compareRow(ctx context.Context, s Scenario, name string, chosen []int, add func(int64)) (Comparison, error) {
 	all := s.Clients*s.Backends <= compareLimit
-	var work int64
 	counts := chosen
 	if name != s.Subsetting {
 		_, conns, err := subsetsPaced(ctx, name, s)
 		if err != nil {
-			return Comparison{}, 0, err
+			return Comparison{}, err
 		}
 		counts = connections(s.Backends, conns)
-		work += subsetsWork(name, s)
+		add(subsetsWork(name, s))
 	}
 	st := connStats(counts)
 	row := Comparison{Subsetting: name, Min: st.Min, Max: st.Max, SD: st.SD}
@@ -158,7 +157,7 @@ func compareRow(ctx context.Context, s Scenario, name string, chosen []int) (Com
 		row.MaxOverMean = float64(st.Max) / st.Mean
 	}
 	if !all {
-		return row, work, nil
+		return row, nil
 	}
 	for _, f := range []struct {
 		ch subset.Change
@@ -172,10 +171,11 @@ func compareRow(ctx context.Context, s Scenario, name string, chosen []int) (Com
 			return nil
 		})
 		if err != nil {
-			return Comparison{}, 0, err
+			return Comparison{}, err
 		}
+		add(churnComputations * subsetsWork(name, s) / 5) // five changes
 	}
-	return row, work + churnComputations*subsetsWork(name, s), nil
+	return row, nil
 }
 
 // comparison is the subsettings comparison of one run, computed on a goroutine of its own.
@@ -201,13 +201,11 @@ func (r *runner) startComparison(ctx context.Context, v param.Values, s Scenario
 			key := compareKey(v, name)
 			row, ok := r.rows.get(key)
 			if !ok {
-				var work int64
 				var err error
-				if row, work, err = compareRow(ctx, s, name, chosen); err != nil {
+				if row, err = compareRow(ctx, s, name, chosen, func(n int64) { r.work.Add(n) }); err != nil {
 					c.err = err
 					return
 				}
-				r.work.Add(work)
 				r.rows.put(key, row)
 			}
 			c.rows = append(c.rows, row)
