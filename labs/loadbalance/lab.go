@@ -123,11 +123,23 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 	// The comparison of the subsettings (the other algorithms' subsets, everyone's churn) is
 	// no part of the charts: it is computed beside the simulation, in paced pieces, and sent
 	// when ready, so that the first picture of every chart need not wait for it.
+	// (After them when both would not fit in memory at once.)
 	cctx, cancel := context.WithCancel(ctx)
-	cmp := r.startComparison(cctx, v, s, counts)
-	defer func() { cancel(); cmp.wait() }()
+	var cmp *comparison
+	if setup, compare, sims := memoryOf(s); setup+compare+sims <= lab.MaxRunMemory {
+		cmp = r.startComparison(cctx, v, s, counts)
+	}
+	defer func() {
+		cancel()
+		if cmp != nil {
+			cmp.wait()
+		}
+	}()
 
-	env := s.env(starts, conns)
+	var env *Env
+	if err := engine.Pace(ctx, func() error { env = s.env(starts, conns); return nil }); err != nil {
+		return err
+	}
 	// Policies the memo holds are final at once; the others are simulated side by side.
 	pols := make([]policyRun, len(s.Policies))
 	var worlds []*World
@@ -137,13 +149,29 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 			pols[i].memo = &o
 			continue
 		}
-		pols[i].world = NewWorld(Config{Policy: p, CountErrors: s.CountErrors, Env: env})
+		if err := engine.Pace(ctx, func() error { // a world is set up in a few milliseconds
+			pols[i].world = NewWorld(Config{Policy: p, CountErrors: s.CountErrors, Env: env})
+			return nil
+		}); err != nil {
+			return err
+		}
 		worlds = append(worlds, pols[i].world)
 	}
 	samples := env.Samples()
 	tr := lab.NewTracker(emit, int64(samples*len(s.Policies)))
 	tr.Add(int64(samples * (len(s.Policies) - len(worlds))))
 	sendComparison := func(block bool) error {
+		if cmp == nil && !block {
+			return nil
+		}
+		if cmp == nil {
+			// The simulations are done: their memory is free for the comparison.
+			for i := range pols {
+				pols[i].world = nil
+			}
+			clear(worlds)
+			cmp = r.startComparison(cctx, v, s, counts)
+		}
 		rows, err, ok := cmp.take(block)
 		if ok && err == nil {
 			tr.Emit(lab.Update{Summary: map[string]any{"subsettings": rows}})
