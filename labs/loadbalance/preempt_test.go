@@ -24,7 +24,11 @@ func TestPreempted(t *testing.T) {
 
 // TestCoarseFirst: the first coarse picture has every series.
 func TestCoarseFirst(t *testing.T) {
-	for _, q := range []string{"", "clients=901&backends=901&subset=301&rate=0.8&duration=20s"} {
+	queries := []string{"", "clients=901&backends=901&subset=301&rate=0.8&duration=20s"}
+	if raceEnabled || testing.Short() {
+		queries = queries[:1] // the heavy one takes minutes under the race detector
+	}
+	for _, q := range queries {
 		labtest.CheckCoarseFirst(t, newRunner().lab(), q)
 	}
 }
