@@ -184,6 +184,13 @@ func batchEnds(trials int) []int {
 	return append(ends, trials)
 }
 
+// earlyPicture is the most work (simulated events) the first trial of the sweep points may
+// take before a run shows its first picture: beyond it (a sweep of many large client counts),
+// the points done so far, the curves' ends and middle at least, are the first picture and the
+// rest of the first trial fills it in, so that a viewer's new value is shown, and a newer
+// one may supersede it, within some 100 ms of computing (see lab.Lab.Progressive).
+const earlyPicture = 1 << 21
+
 // flushEvery is how often, at most, a run sends the sweep points it has refined: about the
 // frames a browser draws while a viewer watches.
 const flushEvery = 100 * time.Millisecond
@@ -257,7 +264,8 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 			if bands {
 				bandSent = to
 			}
-			for _, i := range order {
+			var firstWork int64 // events of the first trial of the sweep points so far
+			for k, i := range order {
 				p := points[i]
 				if p != chosen {
 					if err := r.advance(ctx, s, p, from, to, tr); err != nil {
@@ -266,6 +274,16 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 				}
 				if from == 0 || !p.final() {
 					pending.Merge(lab.Update{Series: sweepSeries(s, p, final || p.final(), bands)})
+				}
+				if from == 0 && !final && firstWork >= 0 {
+					firstWork += int64(len(p.cells)) * simEvents(int64(p.n))
+					if firstWork >= earlyPicture && k+1 >= 3 && k+1 < len(order) {
+						// A long first batch: the curves' shape so far (both ends and the
+						// middle at least) is the first picture; the rest fills it in.
+						pending.Refine = &lab.Refinement{Done: int64(to), Total: int64(s.trials), Unit: "trials"}
+						tr.Emit(pending)
+						pending, flushed, firstWork = lab.Update{}, time.Now(), -1
+					}
 				}
 				if time.Since(flushed) >= flushEvery && !pending.Empty() {
 					tr.Emit(pending)

@@ -66,15 +66,20 @@ func costOf(v param.Values) int64 {
 // each: their slot and their completion event) and the event queue, and the result's per-backend
 // table. TestMemory checks it against the heap a run really allocates.
 func memoryOf(v param.Values) int64 {
-	s := scenarioOf(v)
+	setup, compare, sims := memoryParts(scenarioOf(v))
+	return int64(setup + max(compare, sims))
+}
+
+// memoryParts is memoryOf's parts: the subsets, the comparison, and the simulations with the
+// result and the sweep's simulations. A run computes the comparison beside the simulations
+// when both fit MaxRunMemory, else after them.
+func memoryParts(s scenario) (setup, compare, sims float64) {
 	conns := float64(s.Clients) * float64(s.Subset)
 	c, b := float64(s.Clients), float64(s.Backends)
-	setup := 4*conns + 24*c + 32*b
-	compare := 0.0
+	setup = 4*conns + 24*c + 32*b
 	if s.Clients*s.Backends <= compareLimit {
 		compare = 36*conns + 8*c + 8*b
 	}
-	sims := 0.0
 	for _, p := range s.Policies {
 		w := 20*conns + 80*c + 200*b + 80*inFlight(s) + 32*c + loopBytes
 		if p == "weighted" {
@@ -82,8 +87,8 @@ func memoryOf(v param.Values) int64 {
 		}
 		sims += w
 	}
-	result := b * (200 + 60*float64(len(s.Policies)))
-	return int64(setup + max(compare, sims+result+sweepMemory(s)))
+	sims += b*(200+60*float64(len(s.Policies))) + sweepMemory(s) // the result, the sweep
+	return setup, compare, sims
 }
 
 // loopBytes is an event queue's fixed size (engine.Loop's buckets and slots).

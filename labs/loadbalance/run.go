@@ -17,12 +17,15 @@ import (
 // simulations (see memoKey), shared by all of its runs.
 func Lab() *lab.Lab { return newRunner().lab() }
 
-func newRunner() *runner { return &runner{memo: lab.NewCache[outcome](memoSize)} }
+func newRunner() *runner {
+	return &runner{memo: lab.NewCache[outcome](memoSize), rows: lab.NewCache[comparisonRow](rowCacheSize)}
+}
 
 type runner struct {
 	memo  *lab.Cache[outcome]
-	work  atomic.Int64 // work units done (World.Work, subsetsWork, compareWork), summed over runs, for tests
-	chunk float64      // work per step of one simulation; 0 means chunkWork (tests vary it)
+	rows  *lab.Cache[comparisonRow] // comparison rows of the subsettings, by compareKey
+	work  atomic.Int64              // work units done (World.Work, subsetsWork, compareWork), summed over runs, for tests
+	chunk float64                   // work per step of one simulation; 0 means chunkWork (tests vary it)
 }
 
 func (r *runner) lab() *lab.Lab {
@@ -102,29 +105,16 @@ const chunkWork = 60_000
 // intervals and the numbers so far every flushEvery; the last update holds the final numbers.
 func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update)) error {
 	s := scenarioOf(v)
-	var starts, conns []int32
-	var counts []int
-	if err := engine.Pace(ctx, func() error {
-		starts, conns = subsets(s.Subsetting, s.Seed, s.Clients, s.Backends, s.Subset)
-		counts = connections(s.Backends, conns)
-		return nil
-	}); err != nil {
+	starts, conns, err := subsetsPaced(ctx, s.Subsetting, s)
+	if err != nil {
 		return err
 	}
+	counts := connections(s.Backends, conns)
 	r.work.Add(subsetsWork(s.Subsetting, s))
-	emit(lab.Update{
+	u := lab.Update{
 		Summary: map[string]any{"connections": connStats(counts), "load_pct": loadPct(s), "load": []loadRow{loadOf(s)}, "overloaded": loadOf(s).Overloaded},
 		Series:  []lab.Series{connectionsHistogram(s, counts)},
-	})
-	var comparison []comparisonRow
-	if err := engine.Pace(ctx, func() error {
-		comparison = compare(s, counts)
-		return nil
-	}); err != nil {
-		return err
 	}
-	r.work.Add(compareWork(s))
-	u := lab.Update{Summary: map[string]any{"subsettings": comparison}}
 	if rows, rounds := smallTables(s, starts, conns); rows != nil {
 		u.Summary["subsets"] = rows
 		if rounds != nil {
@@ -137,8 +127,26 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 		return err
 	}
 	emit(lab.Update{Series: sw.connSeries()})
+	// The comparison of the subsettings (the other algorithms' subsets, everyone's churn) is
+	// no part of the charts: it is computed beside the simulation, in paced pieces, and sent
+	// when ready, so that the first picture of every chart need not wait for it.
+	// (After them when both would not fit in memory at once.)
+	cctx, cancel := context.WithCancel(ctx)
+	var cmp *comparison
+	if setup, compare, sims := memoryParts(s); setup+compare+sims <= lab.MaxRunMemory {
+		cmp = r.startComparison(cctx, v, s, counts)
+	}
+	defer func() {
+		cancel()
+		if cmp != nil {
+			cmp.wait()
+		}
+	}()
 
-	env := s.env(starts, conns)
+	var env *environment
+	if err := engine.Pace(ctx, func() error { env = s.env(starts, conns); return nil }); err != nil {
+		return err
+	}
 	// Policies the memo holds are final at once; the others are simulated side by side.
 	pols := make([]policyRun, len(s.Policies))
 	var worlds []*world
@@ -148,7 +156,12 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 			pols[i].memo = &o
 			continue
 		}
-		pols[i].world = newWorld(config{Policy: p, CountErrors: s.CountErrors, Env: env})
+		if err := engine.Pace(ctx, func() error { // a world is set up in a few milliseconds
+			pols[i].world = newWorld(config{Policy: p, CountErrors: s.CountErrors, Env: env})
+			return nil
+		}); err != nil {
+			return err
+		}
 		worlds = append(worlds, pols[i].world)
 	}
 	sweepWorlds := sw.start(pols[0])
@@ -156,12 +169,30 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 	samples := env.Samples()
 	tr := lab.NewTracker(emit, int64(samples*(len(s.Policies)+len(sweepWorlds))))
 	tr.Add(int64(samples * (len(s.Policies) + len(sweepWorlds) - len(worlds))))
+	sendComparison := func(block bool) error {
+		if cmp == nil && !block {
+			return nil
+		}
+		if cmp == nil {
+			// The simulations are done: their memory is free for the comparison.
+			for i := range pols {
+				pols[i].world = nil
+			}
+			clear(worlds)
+			cmp = r.startComparison(cctx, v, s, counts)
+		}
+		rows, err, ok := cmp.take(block)
+		if ok && err == nil {
+			tr.Emit(lab.Update{Summary: map[string]any{"subsettings": rows}})
+		}
+		return err
+	}
 	if len(worlds) == 0 {
 		u := r.progress(s, env, pols, counts, 0, samples, true)
 		sw.add(&u, true)
 		u.Refine = &lab.Refinement{Done: int64(s.Duration / time.Second), Total: int64(s.Duration / time.Second), Unit: "s"}
 		tr.Emit(u)
-		return nil
+		return sendComparison(true)
 	}
 	perSample := max(simWork(s)/float64(len(s.Policies))/float64(samples), 1)
 	chunk := r.chunk
@@ -204,6 +235,9 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 				u.Refine = &lab.Refinement{Done: int64(env.SampleEnd(k-1) / time.Second), Total: int64(s.Duration / time.Second), Unit: "s"}
 				tr.Emit(u)
 				sent, flushed = k, time.Now()
+			}
+			if err := sendComparison(final); err != nil {
+				return err
 			}
 		}
 		return nil

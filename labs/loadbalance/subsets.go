@@ -1,11 +1,16 @@
 package loadbalance
 
 import (
+	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/resilience-playground/playground/algorithms/subset"
+	"github.com/resilience-playground/playground/engine"
+	"github.com/resilience-playground/playground/lab"
+	"github.com/resilience-playground/playground/param"
 )
 
 // algorithm returns the named subsetting algorithm for seed.
@@ -13,17 +18,8 @@ func algorithm(name string, seed uint64) subset.Algorithm { return subsettingOpt
 
 // subsets returns every client's subset, flattened: client c's is conns[starts[c]:starts[c+1]].
 func subsets(name string, seed uint64, clients, backends, size int) (starts, conns []int32) {
-	a := algorithm(name, seed)
-	starts = make([]int32, clients+1)
-	conns = make([]int32, 0, clients*size)
-	var buf []int
-	for c := range clients {
-		buf = a.Subset(buf, c, clients, backends, size)
-		for _, b := range buf {
-			conns = append(conns, int32(b))
-		}
-		starts[c+1] = int32(len(conns))
-	}
+	s := scenario{Subsetting: name, Seed: seed, Clients: clients, Backends: backends, Subset: size}
+	starts, conns, _ = subsetsPaced(context.Background(), name, s) // unpaced, it never fails
 	return starts, conns
 }
 
@@ -104,42 +100,127 @@ func compareWork(s scenario) int64 {
 	return w
 }
 
-// compare returns the comparison rows: every algorithm when the sizes are small, else only the
-// chosen one, without churn. Its work is compareWork(s).
-func compare(s scenario, chosen []int) []comparisonRow {
-	names := subsettingNames
+// compareParams are the parameters the comparison rows depend on.
+var compareParams = []string{"clients", "backends", "subset", "seed"}
+
+// compareKey is the cache key of the comparison row of the named algorithm in scenario v: its
+// memo key (lab.MemoKey) with the algorithm set and every parameter but compareParams at its
+// default.
+func compareKey(v param.Values, name string) string {
+	var ignore []string
+	for _, sp := range v.Set() {
+		if sp.Name != "subsetting" && !slices.Contains(compareParams, sp.Name) {
+			ignore = append(ignore, sp.Name)
+		}
+	}
+	return lab.MemoKey(v, map[string]string{"subsetting": name}, ignore...)
+}
+
+// compareRow returns the comparison row of the named algorithm, as paced work of ctx, counting
+// the work of each piece with add (its share of compareWork). chosen are the connection counts of the scenario's
+// own subsetting. Every piece — the subsets of a few clients, one change's churn — is paced
+// on its own, so that a cancelled run stops within a piece.
+func compareRow(ctx context.Context, s scenario, name string, chosen []int, add func(int64)) (comparisonRow, error) {
 	all := s.Clients*s.Backends <= compareLimit
+	counts := chosen
+	if name != s.Subsetting {
+		_, conns, err := subsetsPaced(ctx, name, s)
+		if err != nil {
+			return comparisonRow{}, err
+		}
+		counts = connections(s.Backends, conns)
+		add(subsetsWork(name, s))
+	}
+	st := connStats(counts)
+	row := comparisonRow{Subsetting: name, Min: st.Min, Max: st.Max, SD: st.SD}
+	for _, c := range counts {
+		row.ConnectionsAll += c
+	}
+	if st.Mean > 0 {
+		row.MaxOverMean = float64(st.Max) / st.Mean
+	}
 	if !all {
+		return row, nil
+	}
+	for _, f := range []struct {
+		ch subset.Change
+		to **int
+	}{{subset.AddClient, &row.AddClient}, {subset.RemoveClient, &row.RemoveClient},
+		{subset.AddBackend, &row.AddBackend}, {subset.RemoveBackend, &row.RemoveBackend},
+		{subset.FailBackend, &row.FailBackend}} {
+		err := engine.Pace(ctx, func() error {
+			n := subset.MeasureChurn(algorithm(name, s.Seed), s.Clients, s.Backends, s.Subset, f.ch).Total()
+			*f.to = &n
+			return nil
+		})
+		if err != nil {
+			return comparisonRow{}, err
+		}
+		add(churnComputations * subsetsWork(name, s) / 5) // five changes
+	}
+	return row, nil
+}
+
+// comparison is the subsettings comparison of one run, computed on a goroutine of its own.
+type comparison struct {
+	done chan struct{}
+	rows []comparisonRow
+	err  error
+	sent bool
+}
+
+// startComparison starts computing the comparison rows of scenario v: every algorithm when
+// the sizes are small, else only the chosen one, without churn. Rows the lab's cache holds
+// are not computed again. Its work is compareWork(s) less the rows cached.
+func (r *runner) startComparison(ctx context.Context, v param.Values, s scenario, chosen []int) *comparison {
+	names := subsettingNames
+	if s.Clients*s.Backends > compareLimit {
 		names = []string{s.Subsetting}
 	}
-	var rows []comparisonRow
-	for _, name := range names {
-		counts := chosen
-		if name != s.Subsetting {
-			_, conns := subsets(name, s.Seed, s.Clients, s.Backends, s.Subset)
-			counts = connections(s.Backends, conns)
-		}
-		st := connStats(counts)
-		row := comparisonRow{Subsetting: name, Min: st.Min, Max: st.Max, SD: st.SD}
-		for _, c := range counts {
-			row.ConnectionsAll += c
-		}
-		if st.Mean > 0 {
-			row.MaxOverMean = float64(st.Max) / st.Mean
-		}
-		if all {
-			churn := func(ch subset.Change) *int {
-				n := subset.MeasureChurn(algorithm(name, s.Seed), s.Clients, s.Backends, s.Subset, ch).Total()
-				return &n
+	c := &comparison{done: make(chan struct{})}
+	go func() {
+		defer close(c.done)
+		for _, name := range names {
+			key := compareKey(v, name)
+			row, ok := r.rows.Get(key)
+			if !ok {
+				var err error
+				if row, err = compareRow(ctx, s, name, chosen, func(n int64) { r.work.Add(n) }); err != nil {
+					c.err = err
+					return
+				}
+				r.rows.Put(key, row)
 			}
-			row.AddClient, row.RemoveClient = churn(subset.AddClient), churn(subset.RemoveClient)
-			row.AddBackend, row.RemoveBackend = churn(subset.AddBackend), churn(subset.RemoveBackend)
-			row.FailBackend = churn(subset.FailBackend)
+			c.rows = append(c.rows, row)
 		}
-		rows = append(rows, row)
-	}
-	return rows
+	}()
+	return c
 }
+
+// take returns the rows once, when they are ready (waiting for them if block), or the error
+// that stopped them. ok is false when there is nothing new to send.
+func (c *comparison) take(block bool) (rows []comparisonRow, err error, ok bool) {
+	if c.sent {
+		return nil, nil, false
+	}
+	if block {
+		<-c.done
+	}
+	select {
+	case <-c.done:
+	default:
+		return nil, nil, false
+	}
+	c.sent = true
+	return c.rows, c.err, c.err == nil
+}
+
+// wait waits for the comparison's goroutine to end (its ctx cancelled, it ends within a
+// piece).
+func (c *comparison) wait() { <-c.done }
+
+// rowCacheSize is how many comparison rows a lab keeps: a hundred bytes or so each.
+const rowCacheSize = 1024
 
 // Small sizes show the subsets themselves.
 const (
@@ -216,4 +297,32 @@ func join(bs []int32) string {
 		b.WriteString(strconv.Itoa(int(x)))
 	}
 	return b.String()
+}
+
+// subsetsPaced is subsets(name, s.Seed, ...) computed as paced work of ctx, a few
+// milliseconds at a time, so that a cancelled run stops within a quantum and other runs get
+// the CPUs meanwhile.
+func subsetsPaced(ctx context.Context, name string, s scenario) (starts, conns []int32, err error) {
+	a := algorithm(name, s.Seed)
+	starts = make([]int32, s.Clients+1)
+	conns = make([]int32, 0, s.Clients*s.Subset)
+	perClient := max(subsetsWork(name, s)/max(int64(s.Clients), 1), 1)
+	step := int(max(chunkWork/perClient, 1))
+	var buf []int
+	for c0 := 0; c0 < s.Clients; c0 += step {
+		err := engine.Pace(ctx, func() error {
+			for c := c0; c < min(s.Clients, c0+step); c++ {
+				buf = a.Subset(buf, c, s.Clients, s.Backends, s.Subset)
+				for _, b := range buf {
+					conns = append(conns, int32(b))
+				}
+				starts[c+1] = int32(len(conns))
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return starts, conns, nil
 }

@@ -100,7 +100,7 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 		initial[i] = w.initial()
 	}
 	emit(sim.staticUpdate())
-	ends := sliceEnds(s.duration, r.slices)
+	ends := sliceEnds(s.duration, r.slices, expectedArrivals(s))
 	tr := lab.NewTracker(emit, int64(len(ends)))
 	return tr.Stage("simulating", func() error {
 		for i, end := range ends {
@@ -132,9 +132,24 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 	})
 }
 
-// sliceEnds returns the ends of n equal slices of d, the last one d.
-func sliceEnds(d time.Duration, n int) []time.Duration {
-	ends := make([]time.Duration, 0, n)
+// rampArrivals is the most arrivals expected in a slice whose run's first slice is not cut
+// into ramps (see sliceEnds): some tens of milliseconds of computing.
+const rampArrivals = 1 << 16
+
+// sliceEnds returns the ends of n equal slices of d, the last one d; when a slice is expected
+// to hold more than rampArrivals of the run's arrivals, the first one is cut in growing ramps.
+func sliceEnds(d time.Duration, n int, arrivals float64) []time.Duration {
+	ends := make([]time.Duration, 0, n+3)
+	if n > 1 && arrivals/float64(n) > rampArrivals {
+		// The first slice of a heavy scenario comes in ramps of a 64th, a 16th and a quarter:
+		// its first picture then takes a 64th of a slice's computing, so that a viewer's new
+		// value is shown, and a newer one may supersede it, at once.
+		for _, f := range []int64{64, 16, 4} {
+			if e := time.Duration(int64(d) / int64(n) / f); e > 0 && (len(ends) == 0 || e > ends[len(ends)-1]) {
+				ends = append(ends, e)
+			}
+		}
+	}
 	for i := 1; i <= n; i++ {
 		e := time.Duration(int64(float64(d) * float64(i) / float64(n)))
 		if i == n {

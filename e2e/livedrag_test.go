@@ -1,0 +1,164 @@
+package e2e
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// The browser test of issue 17's "Drags keep every chart moving": while one viewer drags a
+// slider, every chart on the page — each panel of small multiples on its own — is redrawn
+// with newer values several times (a count, not a gap), and "busy" never shows. The figures
+// (the largest gap between two redraws of each panel with newer values) are logged; they are
+// the README's liveness table (PLAYGROUND_MEASURE=1 prints them as one table).
+
+// panelLogJS records, at each redraw of the page's charts, a fingerprint of the numbers each
+// panel shows (every series' points, and the bands'), so that a test can tell a redraw with
+// newer values from one that repeats what was drawn: window.__panels, {t, panel, id, sum}.
+const panelLogJS = `(() => {
+  const p = window.__playground, ch = p.charts, log = (window.__panels = []);
+  const view = p.state.spec.view;
+  const fp = (s) => { let h = s.x.length; for (let i = 0; i < s.x.length; i++) h = (h * 31 + s.x[i] * 7 + s.y[i] * 13) % 1e9; return h; };
+  ch.results.addEventListener("draw", (e) => {
+    const now = performance.now();
+    for (const id of e.detail.charts) {
+      const chart = view.charts.find((c) => c.id === id);
+      if (!chart) continue;
+      for (const panel of ch.panels(chart)) {
+        let sum = 0;
+        for (const s of panel.series) {
+          sum = (sum * 17 + fp(s)) % 1e9;
+          const b = ch.results.bandsOf(s.name);
+          if (b.lo) sum = (sum * 17 + fp(b.lo)) % 1e9;
+          if (b.hi) sum = (sum * 17 + fp(b.hi)) % 1e9;
+        }
+        log.push({ t: now, panel: id + (panel.key ? "/" + panel.key : ""), sum });
+      }
+    }
+  });
+})()`
+
+type panelDraw struct {
+	T     float64 `json:"t"`
+	Panel string  `json:"panel"`
+	Sum   float64 `json:"sum"`
+}
+
+// dragCase is a drag of one slider: from the page at path, an input every 30 ms, each
+// setting the slider to to(i) (its position, i counting inputs from 0).
+type dragCase struct {
+	name, path, slider string
+	to                 func(start float64, i int) float64
+}
+
+var dragCases = []dragCase{
+	{"base at clients=500", "/backoff?clients=500", "base", func(s float64, i int) float64 { return s + float64(i) }},
+	{"subset size 5→150", "/loadbalance?subset=5", "subset", func(s float64, i int) float64 { return min(150, 5+float64(i)*145/99) }},
+	{"limit", "/ratelimit", "limit", func(s float64, i int) float64 { return s + float64(i) }},
+}
+
+// TestDragEveryChart drags base (backoff, clients=500), subset size 5→150 (load balancing) and
+// limit (rate limiter), an input every 30 ms for at least 3 s and on until every panel of
+// every chart has been redrawn with newer values at least `several` times during the drag.
+func TestDragEveryChart(t *testing.T) {
+	srv := MustOpenServer(t)
+	var table []string
+	for _, dc := range dragCases {
+		t.Run(strings.Fields(dc.name)[0], func(t *testing.T) {
+			table = append(table, dragEvery(t, srv.URL, dc))
+		})
+	}
+	t.Logf("largest redraw gap of each panel with newer values during 3-s drags (input every 30 ms):\n%s", strings.Join(table, "\n"))
+}
+
+func dragEvery(t *testing.T, url string, dc dragCase) string {
+	const (
+		every     = 30 * time.Millisecond
+		minInputs = 100
+		maxInputs = 300
+		several   = 3
+	)
+	ctx := MustOpenTab(t)
+	hookTab(t, ctx)
+	openLab(t, ctx, url+dc.path)
+	waitDrawn(t, ctx)
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](panelLogJS)); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](calibrateJS)); err != nil {
+		t.Fatal(err)
+	}
+	start := eval[float64](t, ctx, fmt.Sprintf(`Number(document.querySelector(%q).value)`, rangeSel(dc.slider)))
+	all := eval[[]string](t, ctx, `(() => { const p = window.__playground; return p.state.spec.view.charts.flatMap((c) => { const ps = p.charts.panels(c); return ps.length ? ps.map((x) => c.id + (x.key ? "/" + x.key : "")) : [c.id]; }); })()`)
+	// changes returns, per panel, the times of its redraws with numbers other than it showed
+	// before, from page time from on.
+	changes := func(from float64) map[string][]float64 {
+		out := map[string][]float64{}
+		last := map[string]float64{}
+		for _, d := range eval[[]panelDraw](t, ctx, `window.__panels`) {
+			if prev, ok := last[d.Panel]; ok && prev == d.Sum {
+				continue
+			}
+			last[d.Panel] = d.Sum
+			if d.T >= from {
+				out[d.Panel] = append(out[d.Panel], d.T)
+			}
+		}
+		return out
+	}
+	enough := func(ch map[string][]float64) bool {
+		for _, p := range all {
+			if len(ch[p]) < several {
+				return false
+			}
+		}
+		return true
+	}
+	var at []float64
+	tick := time.NewTicker(every)
+	for i := 1; i <= maxInputs; i++ {
+		<-tick.C
+		at = append(at, eval[float64](t, ctx, fmt.Sprintf(`(() => { const s = document.querySelector(%q); const t = performance.now();
+			s.value = %v; s.dispatchEvent(new Event("input", { bubbles: true })); return t; })()`, rangeSel(dc.slider), dc.to(start, i))))
+		if i >= minInputs && i%10 == 0 && enough(changes(at[0])) {
+			break
+		}
+	}
+	tick.Stop()
+	begin, end := at[0], at[len(at)-1]
+	calib := readCalibration(t, ctx)
+	ch := changes(begin)
+	var figs []string
+	for _, p := range all {
+		var during []float64
+		for _, x := range ch[p] {
+			if x <= end {
+				during = append(during, x)
+			}
+		}
+		if len(during) < several {
+			t.Errorf("%s: %s was redrawn with newer values %d times in a drag of %d inputs (%.1fs), want at least %d",
+				dc.name, p, len(during), len(at), (end-begin)/1000, several)
+		}
+		gap := 0.0
+		prev := begin
+		for _, x := range append(during, end) {
+			gap, prev = max(gap, x-prev), x
+		}
+		figs = append(figs, fmt.Sprintf("%s %d×, max gap %.0fms", p, len(during), gap))
+	}
+	for _, s := range eval[[]statusAt](t, ctx, `window.__playground.statusTimes`) {
+		if s.T >= begin && strings.Contains(strings.ToLower(s.Text), "busy") {
+			t.Errorf("%s: the status said %q %.0f ms into the drag", dc.name, s.Text, s.T-begin)
+		}
+	}
+	if errs := eval[[]string](t, ctx, `window.__playground.errors`); len(errs) > 0 {
+		t.Errorf("%s: errors during the drag: %q", dc.name, errs)
+	}
+	slices.Sort(figs)
+	return fmt.Sprintf("  %s (%d inputs, %.1fs): %s; page: %s", dc.name, len(at), (end-begin)/1000, strings.Join(figs, "; "), calib)
+}
