@@ -37,8 +37,9 @@ func TestHeaviestAdmittedFinishes(t *testing.T) {
 }
 
 // heaviestAdmitted returns the scenario of TestHeaviestAdmittedFinishes: every cost parameter
-// of l at its largest, then the first integer one that, lowered alone, can make the scenario
-// fit budget lowered to the largest value with which it fits. It reports false when none can.
+// of l at its largest, then the first integer or duration one that, lowered alone, can make the scenario
+// fit budget lowered to the largest value with which it fits (those before it that cannot,
+// alone, at their least). It reports false when none can.
 func heaviestAdmitted(tb testing.TB, l *lab.Lab, budget int64) (param.Values, bool) {
 	tb.Helper()
 	v := l.Params.Defaults()
@@ -70,18 +71,28 @@ func heaviestAdmitted(tb testing.TB, l *lab.Lab, budget int64) (param.Values, bo
 	}
 	for _, name := range l.CostParams {
 		sp, _ := l.Params.Lookup(name)
-		if sp.Kind != param.Int {
+		// Integers count from their minimum, durations in whole milliseconds.
+		format, cur := func(n int64) string { return strconv.FormatInt(n, 10) }, func(v param.Values) int64 { return v.Int(name) }
+		switch sp.Kind {
+		case param.Int:
+		case param.Duration:
+			format = func(n int64) string { return param.FormatDuration(time.Duration(n) * time.Millisecond) }
+			cur = func(v param.Values) int64 { return v.Duration(name).Milliseconds() }
+		default:
 			continue
 		}
 		with := func(n int64) param.Values {
-			w, err := v.With(name, strconv.FormatInt(n, 10))
+			w, err := v.With(name, format(n))
 			if err != nil {
 				tb.Fatal(err)
 			}
 			return w
 		}
-		lo, hi := int64(sp.Min), v.Int(name)
+		lo, hi := int64(sp.Min), cur(v)
 		if l.CheckBudget(with(lo), budget) != nil {
+			// Even at its least this one does not make the corner fit: keep it there and
+			// lower the next one too.
+			v = with(lo)
 			continue
 		}
 		for lo < hi { // the largest n in [lo, hi] that fits
