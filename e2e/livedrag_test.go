@@ -93,7 +93,13 @@ func dragEvery(t *testing.T, url string, dc dragCase) string {
 		t.Fatal(err)
 	}
 	start := eval[float64](t, ctx, fmt.Sprintf(`Number(document.querySelector(%q).value)`, rangeSel(dc.slider)))
-	all := eval[[]string](t, ctx, `(() => { const p = window.__playground; return p.state.spec.view.charts.flatMap((c) => { const ps = p.charts.panels(c); return ps.length ? ps.map((x) => c.id + (x.key ? "/" + x.key : "")) : [c.id]; }); })()`)
+	// Every panel the scenario draws: a chart with nothing to show at the start (a sweep
+	// switched off) depends on no slider.
+	all := eval[[]string](t, ctx, `(() => { const p = window.__playground;
+		return p.state.spec.view.charts.flatMap((c) => p.charts.panels(c).filter((x) => x.series.some((s) => s.x.length > 0)).map((x) => c.id + (x.key ? "/" + x.key : ""))); })()`)
+	if len(all) == 0 {
+		t.Fatalf("%s: no panel drawn before the drag", dc.name)
+	}
 	// changes returns, per panel, the times of its redraws with numbers other than it showed
 	// before, from page time from on.
 	changes := func(from float64) map[string][]float64 {
