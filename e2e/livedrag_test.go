@@ -23,21 +23,24 @@ const panelLogJS = `(() => {
   const p = window.__playground, ch = p.charts, log = (window.__panels = []);
   const view = p.state.spec.view;
   const fp = (s) => { let h = s.x.length; for (let i = 0; i < s.x.length; i++) h = (h * 31 + s.x[i] * 7 + s.y[i] * 13) % 1e9; return h; };
+  const sum = (panel) => {
+    let h = 0;
+    for (const s of panel.series) {
+      h = (h * 17 + fp(s)) % 1e9;
+      const b = ch.results.bandsOf(s.name);
+      if (b.lo) h = (h * 17 + fp(b.lo)) % 1e9;
+      if (b.hi) h = (h * 17 + fp(b.hi)) % 1e9;
+    }
+    return h;
+  };
+  // window.__panelSums: every panel's fingerprint now, by panel.
+  window.__panelSums = () => Object.fromEntries(view.charts.flatMap((c) => ch.panels(c).map((panel) => [c.id + (panel.key ? "/" + panel.key : ""), sum(panel)])));
   ch.results.addEventListener("draw", (e) => {
     const now = performance.now();
     for (const id of e.detail.charts) {
       const chart = view.charts.find((c) => c.id === id);
       if (!chart) continue;
-      for (const panel of ch.panels(chart)) {
-        let sum = 0;
-        for (const s of panel.series) {
-          sum = (sum * 17 + fp(s)) % 1e9;
-          const b = ch.results.bandsOf(s.name);
-          if (b.lo) sum = (sum * 17 + fp(b.lo)) % 1e9;
-          if (b.hi) sum = (sum * 17 + fp(b.hi)) % 1e9;
-        }
-        log.push({ t: now, panel: id + (panel.key ? "/" + panel.key : ""), sum });
-      }
+      for (const panel of ch.panels(chart)) log.push({ t: now, panel: id + (panel.key ? "/" + panel.key : ""), sum: sum(panel) });
     }
   });
 })()`
@@ -124,6 +127,7 @@ func dragEvery(t *testing.T, url string, dc dragCase) string {
 		}
 		return true
 	}
+	before := eval[map[string]float64](t, ctx, `window.__panelSums()`)
 	var at []float64
 	tick := time.NewTicker(every)
 	for i := 1; i <= maxInputs; i++ {
@@ -138,8 +142,17 @@ func dragEvery(t *testing.T, url string, dc dragCase) string {
 	begin, end := at[0], at[len(at)-1]
 	calib := readCalibration(t, ctx)
 	ch := changes(begin)
+	// A panel whose final numbers at the drag's last value are those it showed before the drag
+	// does not depend on the slider (the writes of "none" do not depend on base): it is not
+	// asked to move.
+	waitSettled(t, ctx, 0)
+	after := eval[map[string]float64](t, ctx, `window.__panelSums()`)
 	var figs []string
 	for _, p := range all {
+		if before[p] == after[p] {
+			figs = append(figs, p+" does not depend on "+dc.slider)
+			continue
+		}
 		var during []float64
 		for _, x := range ch[p] {
 			if x <= end {
