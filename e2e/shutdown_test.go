@@ -24,8 +24,9 @@ func TestShutdownPastDrainDeadline(t *testing.T) {
 	const drain = 1 * time.Second
 	bin := buildBinary(t)
 	addr := freeAddr(t)
-	// Every stream comes from this one address: fair slots off, so that it may fill them all.
-	srv := startServer(t, bin, addr, drain, "-max-runs", "50", "-share", "-1")
+	// Every stream comes from this one address: fair slots off, so that it may fill them all;
+	// no previews drawn at start-up, which would hold a slot (the gated lab's for good).
+	srv := startServer(t, bin, addr, drain, "-max-runs", "50", "-share", "-1", "-warm-previews=false")
 
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()

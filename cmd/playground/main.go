@@ -103,6 +103,7 @@ func serve(args []string, stderr io.Writer) int {
 	budget := fs.Int64("budget", api.DefaultBudget, "most work units per run, as its lab estimates them (0: no limit on work)")
 	maxRunCPU := fs.Duration("max-run-cpu", 0, "most computing time per run before it is stopped: the safety net under the estimates (default three times what -budget takes, 1m0s at the default budget)")
 	drain := fs.Duration("drain", 20*time.Second, "on SIGTERM, how long runs in flight may finish")
+	warm := fs.Bool("warm-previews", true, "draw the front page's previews of every lab's default scenario at start-up")
 	// The default is not $REDIS_URL itself: -h prints defaults, and the URL may hold a password.
 	redisURL := fs.String("redis", "", "Redis URL (redis://host:port/db) keeping rooms shared by every replica; default $REDIS_URL, or rooms in this process's memory")
 	maxRooms := fs.Int("max-rooms", room.DefaultRooms, "most live rooms at once (over every replica sharing -redis)")
@@ -167,7 +168,9 @@ func serve(args []string, stderr io.Writer) int {
 	defer stop()
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
-	go srv.WarmPreviews(ctx)
+	if *warm {
+		go srv.WarmPreviews(ctx)
+	}
 	select {
 	case err := <-served:
 		fmt.Fprintf(stderr, "playground: %v\n", err)
