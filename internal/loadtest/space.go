@@ -153,6 +153,10 @@ func positions(s param.Spec, current string, stops, seeds int) []string {
 		if current == "off" {
 			other = s.Default
 		}
+		if current == "off" && other == "off" { // a range off by default: five points over its span
+			lo, hi := int64(s.Min), int64(s.Max)
+			other = fmt.Sprintf("%d:%d:%d", lo, hi, max(1, (hi-lo)/4))
+		}
 		return slices.Compact([]string{current, other})
 	}
 	if s.Random {
