@@ -38,21 +38,23 @@ func TestSliderLatency(t *testing.T) {
 			start := eval[int](t, ctx, `Number(document.querySelector('input[type=range][data-for="clients"]').value)`)
 			prev := lastSent(t, ctx)
 			tick := time.NewTicker(100 * time.Millisecond)
-			last := 0 // samples before the last input
 			for i := range 30 {
 				<-tick.C
 				js := fmt.Sprintf(`(() => { const s = document.querySelector('input[type=range][data-for="clients"]');
-					const n = window.__playground.latencies.length;
-					s.value = %d; s.dispatchEvent(new Event("input", { bubbles: true })); return n; })()`, start-15+i)
-				last = eval[int](t, ctx, js)
+					s.value = %d; s.dispatchEvent(new Event("input", { bubbles: true })); })()`, start-15+i)
+				if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](js)); err != nil {
+					t.Fatal(err)
+				}
 			}
 			tick.Stop()
 			if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](
 				`document.querySelector('input[type=range][data-for="clients"]').dispatchEvent(new Event("change", { bubbles: true }))`)); err != nil {
 				t.Fatal(err)
 			}
-			// The last input's first redraw, not its run's end.
-			waitFor(t, ctx, fmt.Sprintf(`window.__e2e.lastSent > %d && window.__e2e.lastStart === window.__e2e.lastSent && window.__playground.latencies.length > %d`, prev, last))
+			// The last input's first redraw, not its run's end: the redraw that answered the
+			// newest request. (A redraw of an older run's frame can come after the last input;
+			// counting samples would read the latencies before the last one is in.)
+			waitFor(t, ctx, fmt.Sprintf(`window.__e2e.lastSent > %d && window.__playground.answered === window.__e2e.lastSent`, prev))
 			lat := eval[[]float64](t, ctx, `window.__playground.latencies`)
 			if got, want := textValue(t, ctx, "clients"), fmt.Sprint(start+14); got != want {
 				t.Errorf("clients box = %q after the drag, want %s", got, want)

@@ -2,7 +2,7 @@
 // observe the application; nothing in it depends on them.
 export function installProbe(state, stream, results, charts) {
   const probe = (window.__playground = {
-    frames: 0, runs: 0, done: 0, draws: 0, latencies: [], errors: [], staleLog: [], statusLog: [],
+    frames: 0, runs: 0, done: 0, draws: 0, latencies: [], answered: 0, errors: [], staleLog: [], statusLog: [],
     redraws: [], statusTimes: [], shownParams: {},
     summary: results.summary, series: results.series, state, charts,
     setScenario: (values, source = "server") => state.setScenario(values, source),
@@ -58,7 +58,10 @@ export function installProbe(state, stream, results, charts) {
     const now = performance.now();
     for (const c of e.detail.charts) probe.redraws.push({ t: now, panel: "chart:" + c, id: panelRun["chart:" + c] ?? -1 });
     for (const k of e.detail.tables) probe.redraws.push({ t: now, panel: "table:" + k, id: panelRun["table:" + k] ?? -1 });
-    for (const p of drawn) probe.latencies.push(now - p.t);
+    for (const p of drawn) {
+      probe.latencies.push(now - p.t);
+      probe.answered = Math.max(probe.answered, p.id);
+    }
     drawn = [];
   });
 }
