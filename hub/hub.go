@@ -41,7 +41,6 @@
 package hub
 
 import (
-	"container/list"
 	"context"
 	"errors"
 	"fmt"
@@ -88,19 +87,13 @@ type Hub struct {
 	cpus *cpus
 
 	mu       sync.Mutex
-	runs     map[string]*run          // runs viewers may join, by key
-	active   int                      // runs whose goroutine has not ended, joinable or cancelled
-	slots    int                      // slots taken
-	held     map[string]int           // slots taken by each named client
-	cache    map[string]*list.Element // of *entry
-	lru      *list.List
+	runs     map[string]*run        // runs viewers may join, by key
+	active   int                    // runs whose goroutine has not ended, joinable or cancelled
+	slots    int                    // slots taken
+	held     map[string]int         // slots taken by each named client
+	results  *lab.Cache[lab.Update] // finished results by key; nil when CacheSize ≤ 0
 	draining bool
 	idle     *sync.Cond // signalled when active falls to 0
-}
-
-type entry struct {
-	key   string
-	state lab.Update
 }
 
 type run struct {
@@ -124,12 +117,13 @@ func New(cfg Config) *Hub {
 		cfg.Share = cfg.MaxRuns / 4
 	}
 	h := &Hub{
-		cfg:   cfg,
-		cpus:  newCPUs(cfg.CPUs),
-		held:  map[string]int{},
-		runs:  map[string]*run{},
-		cache: map[string]*list.Element{},
-		lru:   list.New(),
+		cfg:  cfg,
+		cpus: newCPUs(cfg.CPUs),
+		held: map[string]int{},
+		runs: map[string]*run{},
+	}
+	if cfg.CacheSize > 0 {
+		h.results = lab.NewCache[lab.Update](cfg.CacheSize)
 	}
 	h.idle = sync.NewCond(&h.mu)
 	return h
@@ -160,9 +154,8 @@ func (h *Hub) SubscribeFor(client string, l *lab.Lab, v param.Values) (*Sub, err
 	s := &Sub{hub: h, wake: make(chan struct{}, 1)}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if e, ok := h.cache[key]; ok {
-		h.lru.MoveToFront(e)
-		s.pending.Merge(e.Value.(*entry).state)
+	if state, ok := h.cached(key); ok {
+		s.pending.Merge(state)
 		s.done = true
 		s.signal()
 		return s, nil
@@ -298,26 +291,22 @@ func runSafely(ctx context.Context, l *lab.Lab, v param.Values, emit func(lab.Up
 	return l.Run(ctx, v, emit)
 }
 
-// store caches a finished result; h.mu is held.
+// store caches a finished result. The same URL gives the same result, so a second run of
+// the key (one finished just as it was cancelled, and a fresh one) refreshes the entry.
 func (h *Hub) store(key string, state lab.Update) {
-	if h.cfg.CacheSize <= 0 {
+	if h.results == nil {
 		return
 	}
 	state.Progress = nil
-	if e, ok := h.cache[key]; ok {
-		// The same URL gives the same result: a second run of the key (one finished just
-		// as it was cancelled, and a fresh one) refreshes the entry rather than adding a
-		// second, whose eviction would un-cache the first.
-		e.Value.(*entry).state = state
-		h.lru.MoveToFront(e)
-		return
+	h.results.Put(key, state)
+}
+
+// cached returns the finished result of key, if the hub keeps it.
+func (h *Hub) cached(key string) (lab.Update, bool) {
+	if h.results == nil {
+		return lab.Update{}, false
 	}
-	h.cache[key] = h.lru.PushFront(&entry{key: key, state: state})
-	for h.lru.Len() > h.cfg.CacheSize {
-		old := h.lru.Back()
-		h.lru.Remove(old)
-		delete(h.cache, old.Value.(*entry).key)
-	}
+	return h.results.Get(key)
 }
 
 // Drain puts the hub in lame-duck mode: no new runs start (viewers of cached results and of
