@@ -96,7 +96,8 @@
 //
 // sent first and whenever the room changes (presenter is true on the presenter's own
 // connection; presenters counts the presenter connections over every server, 0 when the
-// presenter has gone); the run frames' ids are the room's version, and the room message of a
+// presenter has gone — or its server has: a server's counts lapse after room.CountLease
+// without renewal); the run frames' ids are the room's version, and the room message of a
 // version comes before its run. A connection becomes the presenter by sending {"type":
 // "present", "key": "..."}; then its params messages ({"type": "params", "id", "query", "step",
 // "revealed", "reveal_open"}) set the room's whole state — scenario, tour step, whether the

@@ -574,12 +574,39 @@ func (rs *roomServer) keep(ctx context.Context, lr *liveRoom) {
 		case <-t.C:
 		}
 		sctx, cancel := context.WithTimeout(ctx, storeTimeout)
-		err := rs.store.Touch(sctx, lr.code)
-		cancel()
+		err := rs.store.Touch(sctx, lr.code, rs.replica)
 		if errors.Is(err, room.ErrNotFound) {
+			cancel()
 			rs.end(lr, errRoomEnded)
 			return
 		}
+		if err == nil {
+			rs.recheck(sctx, lr)
+		}
+		cancel()
+	}
+}
+
+// recheck reads lr's presenters and followers from the store, and tells this server's
+// participants if they changed without a word from the store: the counts of a server that
+// stopped without clearing them lapse (room.CountLease) and nobody announces it.
+func (rs *roomServer) recheck(ctx context.Context, lr *liveRoom) {
+	rm, err := rs.store.Get(ctx, lr.code)
+	if err != nil {
+		return
+	}
+	n, err := rs.store.Followers(ctx, lr.code)
+	if err != nil {
+		return
+	}
+	rs.mu.Lock()
+	changed := rm.Version == lr.room.Version && (rm.Presenters != lr.room.Presenters || n != lr.total)
+	if changed {
+		lr.room.Presenters, lr.total = rm.Presenters, n
+	}
+	rs.mu.Unlock()
+	if changed {
+		lr.b.setRoom(rs.roomReply(lr, false))
 	}
 }
 

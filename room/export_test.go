@@ -11,3 +11,6 @@ func (m *Memory) Held() int {
 
 // SetTTL sets how long the store's rooms live without activity.
 func (s *Redis) SetTTL(d time.Duration) { s.ttl = d }
+
+// SetClock sets the store's clock (for the counts' leases).
+func (s *Redis) SetClock(now func() time.Time) { s.now = now }

@@ -40,7 +40,7 @@ func TestMemorySweeps(t *testing.T) {
 			for {
 				select {
 				case <-time.After(room.TTL / 8):
-					_ = s.Touch(ctx, "KEEP22")
+					_ = s.Touch(ctx, "KEEP22", "r1")
 				case <-ctx.Done():
 					return
 				}
@@ -154,7 +154,7 @@ func TestRedisCountsKeptRooms(t *testing.T) {
 	mustCreate(t, s, "AAAAA3", "o")
 	for range 4 { // past two TTLs, kept alive all along
 		time.Sleep(ttl / 4)
-		if err := s.Touch(ctx, "AAAAA2"); err != nil {
+		if err := s.Touch(ctx, "AAAAA2", "r1"); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.Update(ctx, "AAAAA3", room.State{URL: "/backoff?clients=9"}); err != nil {

@@ -149,8 +149,9 @@ func (m *Memory) Update(_ context.Context, code string, s State) (Room, error) {
 	return r.Room, nil
 }
 
-// Touch keeps a room alive.
-func (m *Memory) Touch(_ context.Context, code string) error {
+// Touch keeps a room alive. The memory store's counts need no renewal: they live and die
+// with the one server that keeps them.
+func (m *Memory) Touch(_ context.Context, code, _ string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r, ok := m.get(code)

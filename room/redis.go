@@ -21,9 +21,16 @@ import (
 // and a room's end as {"code", "ended": true}. The live rooms are
 // counted for Limits in sorted sets of codes by expiry time, all rooms
 // (playground:rooms) and each owner's (playground:owner:OWNER), trimmed as rooms are created.
+//
+// A server's follower and presenter counts (a hash field per server, "n:expiry") count for
+// [CountLease] after the server last recorded or renewed them ([Redis.Touch]): a server that
+// stops without clearing its counts — killed, its machine lost — stops counting then, and the
+// other servers' participants are told at their next Touch (see package api).
 type Redis struct {
 	c      *redis.Client
 	ttl    time.Duration
+	lease  time.Duration
+	now    func() time.Time
 	limits Limits
 }
 
@@ -45,8 +52,12 @@ func NewRedis(ctx context.Context, url string, limits Limits) (*Redis, error) {
 		c.Close()
 		return nil, fmt.Errorf("room: redis at %s: %w", opts.Addr, err)
 	}
-	return &Redis{c: c, ttl: TTL, limits: limits.withDefaults()}, nil
+	return &Redis{c: c, ttl: TTL, lease: CountLease, now: time.Now, limits: limits.withDefaults()}, nil
 }
+
+// SetCountLease sets how long the counts a server records count without renewal (default
+// [CountLease]); the servers must touch their rooms (api.Config.RoomCheck) well within it.
+func (s *Redis) SetCountLease(d time.Duration) { s.lease = d }
 
 func roomKey(code string) string      { return "playground:room:" + code }
 func followersKey(code string) string { return "playground:room:" + code + ":followers" }
@@ -114,7 +125,7 @@ func (s *Redis) Get(ctx context.Context, code string) (Room, error) {
 	if _, err := pipe.Exec(ctx); err != nil {
 		return Room{}, unavailable("get", code, err)
 	}
-	return roomOf(code, room.Val(), sum(presenters.Val()))
+	return roomOf(code, room.Val(), s.sum(presenters.Val()))
 }
 
 func roomOf(code string, m map[string]string, presenters int) (Room, error) {
@@ -127,15 +138,34 @@ func roomOf(code string, m map[string]string, presenters int) (Room, error) {
 		Revealed: m["revealed"] == "1", RevealOpen: m["reveal_open"] == "1", Presenters: presenters}, nil
 }
 
-// sum adds counts kept as a hash's values.
-func sum(vs []string) int {
-	n := 0
+// sum adds the counts kept as a hash's values ("n:expiry", expiry in Unix ms) that have not
+// expired; a bare "n" (written before counts had leases) always counts.
+func (s *Redis) sum(vs []string) int {
+	now := s.now().UnixMilli()
+	total := 0
 	for _, v := range vs {
-		c, _ := strconv.Atoi(v)
-		n += c
+		n, exp, leased := strings.Cut(v, ":")
+		c, _ := strconv.Atoi(n)
+		if leased {
+			if e, err := strconv.ParseInt(exp, 10, 64); err == nil && e <= now {
+				continue
+			}
+		}
+		total += c
 	}
-	return n
+	return total
 }
+
+// sumLua sets the local presenters to the sum of KEYS[4]'s counts not expired at ARGV[1]
+// (now, ms), as [Redis.sum] does.
+const sumLua = `
+local presenters = 0
+for _, v in ipairs(redis.call("HVALS", KEYS[4])) do
+  local n, exp = string.match(v, "^(%d+):(%d+)$")
+  if n == nil then presenters = presenters + (tonumber(v) or 0)
+  elseif tonumber(exp) > tonumber(ARGV[1]) then presenters = presenters + tonumber(n) end
+end
+`
 
 // Present checks a presenter key.
 func (s *Redis) Present(ctx context.Context, code, key string) (bool, error) {
@@ -165,7 +195,15 @@ if owner and owner ~= "" then
 end
 `
 
-var keepScript = redis.NewScript(keepLua + "return 1")
+// touchScript: KEYS and ARGV as keepLua's, then ARGV[4] a server (replica) and ARGV[5] the
+// counts' lease (ms). It keeps the room alive and renews the server's counts in it.
+var touchScript = redis.NewScript(keepLua + `
+local exp = tonumber(ARGV[1]) + tonumber(ARGV[5])
+for _, k in ipairs({KEYS[2], KEYS[4]}) do
+  local v = redis.call("HGET", k, ARGV[4])
+  if v then redis.call("HSET", k, ARGV[4], string.match(v, "^(%d+)") .. ":" .. exp) end
+end
+return 1`)
 
 // updateScript: KEYS as keepLua's; ARGV as keepLua's, then the url, the step, revealed and
 // reveal_open ("1" or "0"). It changes
@@ -176,8 +214,7 @@ var updateScript = redis.NewScript(keepLua + `
 redis.call("HINCRBY", KEYS[1], "version", 1)
 redis.call("HSET", KEYS[1], "url", ARGV[4], "step", ARGV[5], "revealed", ARGV[6], "reveal_open", ARGV[7], "active", ARGV[1])
 local h = redis.call("HMGET", KEYS[1], "lab", "url", "step", "version", "active")
-local presenters = 0
-for _, v in ipairs(redis.call("HVALS", KEYS[4])) do presenters = presenters + tonumber(v) end
+` + sumLua + `
 local msg = cjson.encode({code = ARGV[3], lab = h[1], url = h[2], step = h[3], version = tonumber(h[4]), active = tonumber(h[5]),
   revealed = ARGV[6] == "1", reveal_open = ARGV[7] == "1", presenters = presenters})
 redis.call("PUBLISH", KEYS[1], msg)
@@ -214,7 +251,7 @@ func flag(b bool) string {
 // Update changes a room and publishes it.
 func (s *Redis) Update(ctx context.Context, code string, st State) (Room, error) {
 	msg, err := updateScript.Run(ctx, s.c, keysOf(code),
-		time.Now().UnixMilli(), s.ttl.Milliseconds(), code, st.URL, st.Step, flag(st.Revealed), flag(st.RevealOpen)).Text()
+		s.now().UnixMilli(), s.ttl.Milliseconds(), code, st.URL, st.Step, flag(st.Revealed), flag(st.RevealOpen)).Text()
 	if errors.Is(err, redis.Nil) {
 		return Room{}, ErrNotFound
 	}
@@ -241,10 +278,11 @@ func (s *Redis) publish(ctx context.Context, r Room) error {
 	return nil
 }
 
-// Touch keeps a room alive.
-func (s *Redis) Touch(ctx context.Context, code string) error {
-	err := keepScript.Run(ctx, s.c, keysOf(code),
-		time.Now().UnixMilli(), s.ttl.Milliseconds(), code).Err()
+// Touch keeps a room alive, and renews the counts replica recorded in it for another
+// [CountLease].
+func (s *Redis) Touch(ctx context.Context, code, replica string) error {
+	err := touchScript.Run(ctx, s.c, keysOf(code),
+		s.now().UnixMilli(), s.ttl.Milliseconds(), code, replica, s.lease.Milliseconds()).Err()
 	if errors.Is(err, redis.Nil) {
 		return ErrNotFound
 	}
@@ -321,7 +359,7 @@ func (s *Redis) setCount(ctx context.Context, what, key, code, replica string, n
 	if n == 0 {
 		pipe.HDel(ctx, key, replica)
 	} else {
-		pipe.HSet(ctx, key, replica, n)
+		pipe.HSet(ctx, key, replica, fmt.Sprintf("%d:%d", n, s.now().Add(s.lease).UnixMilli()))
 	}
 	pipe.PExpire(ctx, key, s.ttl)
 	if _, err := pipe.Exec(ctx); err != nil {
@@ -364,7 +402,7 @@ func (s *Redis) Followers(ctx context.Context, code string) (int, error) {
 	if err != nil {
 		return 0, unavailable("followers of", code, err)
 	}
-	return sum(vs), nil
+	return s.sum(vs), nil
 }
 
 // Close closes the connection.

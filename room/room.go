@@ -102,8 +102,9 @@ type Store interface {
 	// Update sets the room's state (URL, step, reveal), advances its version and tells every
 	// watcher.
 	Update(ctx context.Context, code string, s State) (Room, error)
-	// Touch keeps a room alive that has participants but no changes.
-	Touch(ctx context.Context, code string) error
+	// Touch keeps a room alive that has participants on server replica, and renews the counts
+	// replica recorded in it (SetFollowers, SetPresenters) for another CountLease.
+	Touch(ctx context.Context, code, replica string) error
 	// Watch returns the room's changes from now on, newest first if a watcher falls behind
 	// (older ones are dropped), until ctx ends. Follower counts changing also come through
 	// it, as the room unchanged.
@@ -121,6 +122,12 @@ type Store interface {
 	// Close releases the store's resources.
 	Close() error
 }
+
+// CountLease is how long a server's follower and presenter counts in a store shared by
+// several servers count after the server last recorded or renewed them (Touch), so that a
+// server that stops without clearing them (killed, its machine lost) stops counting: its
+// presenters no longer show as present. A server touches its rooms more often than that.
+const CountLease = 30 * time.Second
 
 // TTL is how long a room lives without activity: no change by its presenter and no server
 // touching it for its participants.

@@ -105,7 +105,7 @@ func TestStore(t *testing.T) {
 			if n, _ := s.Followers(ctx, "ABC234"); n != 1 {
 				t.Errorf("Followers = %d after b left, want 1", n)
 			}
-			if err := s.Touch(ctx, "ABC234"); err != nil {
+			if err := s.Touch(ctx, "ABC234", "r1"); err != nil {
 				t.Errorf("Touch = %v", err)
 			}
 			if _, err := s.Update(ctx, "NOPE23", room.State{URL: "/backoff"}); !errors.Is(err, room.ErrNotFound) {
@@ -148,7 +148,7 @@ func TestMemoryExpires(t *testing.T) {
 			}
 		}
 		time.Sleep(room.TTL - time.Minute)
-		if err := s.Touch(ctx, "BBBBBB"); err != nil {
+		if err := s.Touch(ctx, "BBBBBB", "r1"); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(2 * time.Minute)
