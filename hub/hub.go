@@ -77,7 +77,8 @@ type Config struct {
 	// for tests whose work sleeps on synctest's fake clock.
 	WallClock bool
 	// Observe, when set, is told how each run ended: its duration and error (nil, a context
-	// error when cancelled). It is called without locks held.
+	// error when cancelled). It is called without locks held, before the run's subscribers
+	// are told it has ended: whoever has a result can count on the run being counted.
 	Observe func(lab string, d time.Duration, err error)
 }
 
@@ -204,6 +205,11 @@ func (h *Hub) execute(ctx context.Context, r *run, l *lab.Lab, v param.Values) {
 	if tl := (errTooLong{}); errors.As(err, &tl) {
 		err = tooLong(l, v, r.state.Progress, tl.limit)
 	}
+	h.mu.Unlock()
+	if h.cfg.Observe != nil {
+		h.cfg.Observe(l.Name, time.Since(start), err)
+	}
+	h.mu.Lock()
 	r.cancel()
 	h.freeSlot(r)
 	if h.runs[r.key] == r {
@@ -221,9 +227,6 @@ func (h *Hub) execute(ctx context.Context, r *run, l *lab.Lab, v param.Values) {
 		h.idle.Broadcast()
 	}
 	h.mu.Unlock()
-	if h.cfg.Observe != nil {
-		h.cfg.Observe(l.Name, time.Since(start), err)
-	}
 }
 
 // admits reports whether client may take a slot now (see "Fair slots"); h.mu is held.
