@@ -11,11 +11,12 @@
 import { styler } from "./palette.js";
 import { fillRows } from "./tables.js";
 import { paramValue } from "./format.js";
-import { encode, decode, same } from "./params.js";
+import { encode, same } from "./params.js";
 import { State } from "./state.js";
 import { Stream } from "./stream.js";
 import { Results } from "./results.js";
 import { wireControls } from "./controls.js";
+import { wireHistory } from "./history.js";
 import { Renderer, plotHeight, commonBins, extent, axes } from "./render.js";
 
 const B_DASH = [7, 4];
@@ -47,54 +48,26 @@ const sides = [A, B];
 
 // The page URL of a side's scenario, and the compare URL of both (the lab page's "Compare…"
 // link writes it the same way: each URL escaped).
-const pageURL = (s, values = s.state.scenario) => {
-  const q = encode(spec, values);
-  return "/" + spec.name + (q ? "?" + q : "");
-};
-const compareURL = (a = pageURL(A), b = pageURL(B)) => `/compare?a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}`;
+const pageOf = (q) => "/" + spec.name + (q ? "?" + q : "");
+const pageURL = (s) => pageOf(encode(spec, s.state.scenario));
+const compareURL = (a, b) => `/compare?a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}`;
 const queryOf = (u) => (u.indexOf("?") < 0 ? "" : u.slice(u.indexOf("?") + 1));
 
-// The address and history follow both scenarios: a gesture on either side (a slider from press
-// to release, a typed value, a click) is one history entry; an invalid value never enters the
-// address and one the server refuses is taken back out.
-let gesture = false;
-const accepted = { a: pageURL(A), b: pageURL(B) }; // the newest page URLs the server ran
-const here = () => location.pathname + location.search;
-const write = (url, push) => {
-  if (url === here()) return;
-  if (push) history.pushState(null, "", url);
-  else history.replaceState(null, "", url);
-};
+// The address and history follow both scenarios as the lab page's follow its one
+// (js/history.js): a gesture on either side (a slider from press to release, a typed value, a
+// click) is one history entry; an invalid value never enters the address and one the server
+// refuses is taken back out.
 for (const s of sides) {
-  s.state.on("values", ({ source, ok, commit }) => {
-    mark();
-    if (source === "server-error") {
-      write(compareURL(accepted.a, accepted.b), false);
-      gesture = false;
-      return;
-    }
-    if (!ok) {
-      if (commit) gesture = false;
-      return;
-    }
-    const url = compareURL();
-    if (source === "user") {
-      if (!gesture && url !== here()) {
-        write(url, true);
-        gesture = true;
-      } else if (gesture) write(url, false);
-      if (commit) gesture = false;
-    } else if (source !== "history") write(url, false);
-    links();
+  wireHistory(s.state, {
+    address: (q) => (s === A ? compareURL(pageOf(q), pageURL(B)) : compareURL(pageURL(A), pageOf(q))),
+    query: () => queryOf(new URLSearchParams(location.search).get(s.name) || ""),
   });
-  s.state.on("accepted", ({ url }) => { accepted[s.name] = "/" + spec.name + (queryOf(url) ? "?" + queryOf(url) : ""); });
+  s.state.on("values", ({ source }) => {
+    mark();
+    links();
+    if (source === "history" && s === B) openDiffering();
+  });
 }
-addEventListener("popstate", () => {
-  gesture = false;
-  const q = new URLSearchParams(location.search);
-  for (const s of sides) s.state.setScenario(decode(spec, queryOf(q.get(s.name) || "")), "history");
-  openDiffering();
-});
 
 // links keeps the scenarios' links and the URLs' form on the scenarios shown.
 function links() {
