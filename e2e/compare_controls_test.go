@@ -235,6 +235,7 @@ func TestCompareControlsOutOfRange(t *testing.T) {
 	}
 	compareReady(t, ctx)
 	addr := eval[string](t, ctx, `location.search`)
+	waitFor(t, ctx, fmt.Sprintf(`!!document.querySelector(%q)`, sideText("b", "clients")))
 	typeValue(t, ctx, sideText("b", "clients"), "5000")
 	waitFor(t, ctx, `document.getElementById("b-err-clients").textContent !== ""`)
 	if got := eval[string](t, ctx, `document.getElementById("b-err-clients").textContent`); got != labMsg {
