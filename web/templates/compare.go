@@ -45,3 +45,25 @@ func (c Compare) title(t string) string {
 		return a + " (A), " + b + " (B)"
 	})
 }
+
+// side is the page of one side's scenario ("a" or "b"): the lab page's controls, their
+// element ids prefixed with the side ("b-p-clients"), so that both sides share the page.
+func (c Compare) side(side string) Page {
+	v := c.VA
+	if side == "b" {
+		v = c.VB
+	}
+	p := NewPage(c.Labs, c.Lab, v, nil, false)
+	for i := range p.Controls {
+		p.Controls[i].Prefix = side + "-"
+	}
+	return p
+}
+
+// url is the page URL of one side's scenario ("a" or "b").
+func (c Compare) url(side string) string {
+	if side == "b" {
+		return c.B
+	}
+	return c.A
+}

@@ -38,7 +38,11 @@ type Control struct {
 	Pos      float64         // slider position of Value
 	Checked  map[string]bool // EnumList
 	Error    string
+	Prefix   string // before its elements' ids, so that two scenarios' controls share a page ("b-")
 }
+
+// id is the id of the control's element of one kind ("p-", "help-", "err-").
+func (c Control) id(kind string) string { return c.Prefix + kind + c.Name }
 
 // NewPage builds the page of l for values v and the URL's errors.
 func NewPage(labs []*lab.Lab, l *lab.Lab, v param.Values, errs []*param.Error, embed bool) Page {

@@ -1,45 +1,162 @@
-// The compare view (/compare?a=…&b=…): two scenarios of one lab, fetched from the JSON API and
-// drawn by the lab page's renderer (js/render.js). Line charts draw both on one set of axes, A
-// solid and B dashed, each series in its usual colour; histograms and small multiples draw A
-// and B as panels side by side on shared axes, histograms of both at one bin width, named on
-// the y axis. The summary tables of A and B sit next to each other. The server fills the
-// titles with both scenarios' values. window.__compare is for the browser tests.
+// The compare view (/compare?a=…&b=…): two scenarios of one lab, each edited with the lab
+// page's own controls (js/controls.js, rendered by the server from the same declarations) and
+// each run on its own stream as the lab page runs its scenario (js/state.js, js/stream.js:
+// the newest request wins). Both are drawn by the lab page's renderer (js/render.js). Line
+// charts draw both on one set of axes, A solid and B dashed, each series in its usual colour;
+// histograms and small multiples draw A and B as panels side by side on shared axes,
+// histograms of both at one bin width, named on the y axis. The summary tables of A and B sit
+// next to each other. The address follows both scenarios (a gesture is one history entry, as
+// on the lab page), the controls of B whose value differs from A's are marked, and a line
+// says how B differs. window.__compare is for the browser tests.
 import { styler } from "./palette.js";
 import { fillRows } from "./tables.js";
+import { paramValue } from "./format.js";
+import { encode, same } from "./params.js";
+import { State } from "./state.js";
+import { Stream } from "./stream.js";
+import { Results } from "./results.js";
+import { wireControls } from "./controls.js";
+import { wireHistory } from "./history.js";
 import { Renderer, plotHeight, commonBins, extent, axes } from "./render.js";
 
 const B_DASH = [7, 4];
 
 const spec = JSON.parse(document.getElementById("compare-spec").textContent);
+const start = JSON.parse(document.getElementById("compare-state").textContent);
 const status = document.getElementById("compare-status");
+const diffLine = document.getElementById("compare-diff");
 const key = spec.params.find((p) => p.name === spec.view.key);
 const options = key ? key.options : [];
 const style = styler(spec.palette, options);
 const renderer = new Renderer();
-const probe = (window.__compare = { ready: false, error: "", plots: [], a: null, b: null, renderer });
+const probe = (window.__compare = { ready: false, error: "", plots: [], a: null, b: null, renderer, draws: 0, diff: [] });
 
-async function load(url, side) {
-  const r = await fetch(url);
-  const body = await r.json().catch(() => ({ error: `HTTP ${r.status}` }));
-  if (!r.ok) throw new Error(`Scenario ${side}: ${body.error || "HTTP " + r.status}`);
-  return body;
+// A side of the comparison: the lab page's state, controls, stream and results.
+function side(name) {
+  const state = new State(spec, start[name], []);
+  const results = new Results();
+  const stream = new Stream(state, results);
+  const form = document.getElementById("controls-" + name);
+  wireControls(state, form);
+  results.addEventListener("draw", schedule);
+  state.on("run", schedule);
+  state.on("request", () => { probe.ready = false; });
+  return { name, label: name.toUpperCase(), state, results, stream, form };
+}
+const A = side("a"), B = side("b");
+const sides = [A, B];
+
+// The page URL of a side's scenario, and the compare URL of both (the lab page's "Compare…"
+// link writes it the same way: each URL escaped).
+const pageOf = (q) => "/" + spec.name + (q ? "?" + q : "");
+const pageURL = (s) => pageOf(encode(spec, s.state.scenario));
+const compareURL = (a, b) => `/compare?a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}`;
+const queryOf = (u) => (u.indexOf("?") < 0 ? "" : u.slice(u.indexOf("?") + 1));
+
+// The address and history follow both scenarios as the lab page's follow its one
+// (js/history.js): a gesture on either side (a slider from press to release, a typed value, a
+// click) is one history entry; an invalid value never enters the address and one the server
+// refuses is taken back out.
+for (const s of sides) {
+  wireHistory(s.state, {
+    address: (q) => (s === A ? compareURL(pageOf(q), pageURL(B)) : compareURL(pageURL(A), pageOf(q))),
+    query: () => queryOf(new URLSearchParams(location.search).get(s.name) || ""),
+  });
+  s.state.on("values", ({ source }) => {
+    mark();
+    links();
+    if (source === "history" && s === B) openDiffering();
+  });
 }
 
-try {
-  const [a, b] = await Promise.all([load(status.dataset.a, "A"), load(status.dataset.b, "B")]);
-  probe.a = a;
-  probe.b = b;
-  draw(a, b);
-  status.textContent = "A (solid) and B (dashed), final.";
-  probe.ready = true;
-} catch (err) {
-  status.textContent = err.message;
-  status.classList.add("error");
-  probe.error = err.message;
+// links keeps the scenarios' links and the URLs' form on the scenarios shown.
+function links() {
+  for (const s of sides) {
+    const url = pageURL(s);
+    document.getElementById("cmp-open-" + s.name)?.setAttribute("href", url);
+    const box = document.getElementById("cmp-" + s.name);
+    if (box && box !== document.activeElement) box.value = url;
+    status.dataset[s.name] = "/api/v1" + url;
+  }
 }
 
-function draw(a, b) {
-  for (const chart of spec.view.charts) drawChart(chart, a, b);
+// mark marks the controls whose values differ between A and B and says how B differs from A:
+// "B differs from A in: base 10 ms → 50 ms".
+function mark() {
+  const diff = spec.params.filter((p) => !same(p, A.state.values[p.name], B.state.values[p.name]));
+  const names = new Set(diff.map((p) => p.name));
+  for (const s of sides) {
+    for (const ctl of s.form.querySelectorAll(".control[data-param]")) ctl.classList.toggle("differs", names.has(ctl.dataset.param));
+  }
+  probe.diff = diff.map((p) => p.name);
+  const text = diff.length
+    ? "B differs from A in: " + diff.map((p) => `${p.name} ${paramValue(p, A.state.values[p.name])} → ${paramValue(p, B.state.values[p.name])}`).join("; ")
+    : "B is the same scenario as A: change one of B’s controls to compare.";
+  if (diffLine.textContent !== text) diffLine.textContent = text;
+}
+
+// openDiffering opens the folded groups that hold a control whose values differ.
+function openDiffering() {
+  for (const s of sides) for (const d of s.form.querySelectorAll("details.group")) if (d.querySelector(".control.differs")) d.open = true;
+}
+
+// The charts, tables, titles and status redraw once per animation frame when either side has
+// news.
+let queued = false;
+function schedule() {
+  if (queued) return;
+  queued = true;
+  requestAnimationFrame(() => {
+    queued = false;
+    update();
+  });
+}
+
+function update() {
+  const bad = sides.find((s) => s.state.run.phase === "error" || Object.keys(s.state.errors).length);
+  const final = sides.every((s) => s.state.run.phase === "done" && !s.state.stale());
+  const [a, b] = sides.map((s) => ({ series: Object.values(s.results.series), summary: s.results.summary, params: s.state.run.shown?.params }));
+  if (a.series.length && b.series.length) {
+    probe.a = a;
+    probe.b = b;
+    draw(a, b, final);
+    probe.draws++;
+  }
+  titles();
+  if (bad) {
+    const msg = bad.state.run.message && bad.state.run.phase === "error" ? bad.state.run.message : Object.values(bad.state.errors)[0];
+    status.textContent = `Scenario ${bad.label}: ${msg}`;
+    probe.error = status.textContent;
+  } else {
+    probe.error = "";
+    const waiting = sides.filter((s) => !(s.state.run.phase === "done" && !s.state.stale()));
+    const trouble = sides.find((s) => ["busy", "lost", "idle"].includes(s.state.run.phase));
+    status.textContent = trouble ? trouble.state.run.message || "Reconnecting…"
+      : final ? "A (solid) and B (dashed), final."
+      : `Computing ${waiting.map((s) => s.label).join(" and ")}…`;
+  }
+  status.classList.toggle("error", !!bad);
+  probe.ready = final && !bad && probe.draws > 0;
+}
+
+// titles fills the charts' and tables' titles with both scenarios' values: "At N = 30 (A),
+// 80 (B)", or "At N = 30" when they agree (the server writes them so first).
+function titles() {
+  const value = (name) => {
+    const p = A.state.params.get(name);
+    if (!p) return `{${name}}`;
+    const a = A.state.scenario[name], b = B.state.scenario[name];
+    return same(p, a, b) ? a : `${a} (A), ${b} (B)`;
+  };
+  for (const h of document.querySelectorAll(".compare h2[data-title]")) {
+    const t = h.dataset.title.replace(/\{(\w+)\}/g, (m, name) => value(name));
+    if (h.textContent !== t) h.textContent = t;
+  }
+}
+
+function draw(a, b, final) {
+  probe.plots = [];
+  for (const chart of spec.view.charts) drawChart(chart, a, b, final);
   for (const t of spec.view.tables) {
     for (const [side, res] of [["A", a], ["B", b]]) {
       const body = document.querySelector(`#table-${CSS.escape(t.id)} tbody[data-side="${side}"]`);
@@ -48,7 +165,7 @@ function draw(a, b) {
   }
 }
 
-function drawChart(chart, a, b) {
+function drawChart(chart, a, b, final) {
   const section = document.getElementById(`chart-${chart.id}`);
   const box = section?.querySelector(".plots");
   if (!box) return;
@@ -80,10 +197,12 @@ function drawChart(chart, a, b) {
   } else {
     // Side-by-side panels: a row per group (small multiples) or one row, A left and B right.
     box.classList.add("cmp-grid");
-    const head = document.createElement("div");
-    head.className = "cmp-head";
-    head.innerHTML = "<span>A</span><span>B</span>";
-    box.append(head);
+    if (!box.querySelector(".cmp-head")) {
+      const head = document.createElement("div");
+      head.className = "cmp-head";
+      head.innerHTML = "<span>A</span><span>B</span>";
+      box.prepend(head);
+    }
     const groupOf = (s) => (chart.split ? s.group || s.label || s.name : "");
     const groups = [...new Set(series.filter((s) => s.group !== "*").map(groupOf))];
     groups.sort((x, y) => style({ label: x }, []).index - style({ label: y }, []).index);
@@ -106,9 +225,15 @@ function drawChart(chart, a, b) {
     yUnit: per ? `${chart.y_label} per ${per}` : chart.y_label,
     yLabel: chart.split ? "" : per ? `${chart.y_label} per ${per}` : chart.y_label, // small multiples: in their titles
     mark: null,
-    describe: true,
+    describe: final,
     lineLabels: false,
     points: false,
   });
   for (const p of panels) probe.plots.push({ chart: chart.id, series: p.series.map((s) => s.name), x: range.x, y: range.y, per });
 }
+
+// Both scenarios as the server rendered them; each stream sends its own once connected.
+for (const s of sides) s.state.setScenario(start[s.name], "boot");
+mark();
+openDiffering();
+for (const s of sides) s.stream.connect();

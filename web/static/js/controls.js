@@ -89,7 +89,7 @@ export function wireControls(state, form) {
         }
       }
       const ctl = form.querySelector(`.control[data-param="${p.name}"]`);
-      const err = document.getElementById("err-" + p.name);
+      const err = ctl ? ctl.querySelector("p.error") : null; // in the form: a compare page has two
       // A problem of the opening link stays at its control until the person changes something.
       const fromURL = state.urlErrors.find((e) => e.param === p.name || (e.params || []).includes(p.name));
       const msg = state.errors[p.name] || (fromURL ? fromURL.error : "");

@@ -3,18 +3,19 @@
 // gesture (a slider from press to release, a typed value, a click) makes one history entry,
 // which the URL follows while the gesture lasts; Back and Forward step through them. Each
 // change of the address is told as the state's "address" event (the scenario's links follow
-// it: js/export.js).
+// it: js/export.js). The compare view keeps two scenarios in one address; it passes opts:
+// address(query), the page's address for a query of the scenario, and query(), the scenario's
+// query in the address.
 import { encode, decode } from "./params.js";
 
-export function wireHistory(state) {
+export function wireHistory(state, opts = {}) {
   const spec = state.spec;
+  const address = opts.address || ((q) => location.pathname + (q ? "?" + q : ""));
+  const query = opts.query || (() => location.search.slice(1));
   let gesture = false; // a gesture's entry is open: moves replace it
-  let accepted = location.pathname + location.search; // the newest URL the server ran
+  let accepted = query(); // the query of the newest scenario the server ran
 
-  const urlOf = (values) => {
-    const q = encode(spec, values);
-    return location.pathname + (q ? "?" + q : "");
-  };
+  const urlOf = (values) => address(encode(spec, values));
   const here = () => location.pathname + location.search;
   // A fragment (a tour's step, say) belongs to the page, not the scenario: it is kept.
   const write = (url, push) => {
@@ -27,7 +28,7 @@ export function wireHistory(state) {
   state.on("values", ({ source, ok, commit }) => {
     if (source === "follow") return;
     if (source === "server-error") {
-      write(accepted, false);
+      write(address(accepted), false);
       gesture = false;
       return;
     }
@@ -51,13 +52,13 @@ export function wireHistory(state) {
   state.on("accepted", ({ url }) => {
     // The server names the lab's path; a page at another one (a room's /join/CODE) keeps it.
     const q = url.indexOf("?");
-    url = location.pathname + (q >= 0 ? url.slice(q) : "");
-    accepted = url;
+    accepted = q >= 0 ? url.slice(q + 1) : "";
+    url = address(accepted);
     if (url !== here() && decodeURIComponent(url) !== decodeURIComponent(here())) history.replaceState(null, "", url + location.hash);
     state.emit("address", {});
   });
   addEventListener("popstate", () => {
     gesture = false;
-    state.setScenario(decode(spec, location.search), "history");
+    state.setScenario(decode(spec, query()), "history");
   });
 }
