@@ -67,6 +67,8 @@ var Params = param.Set{
 		Help: "All randomness comes from the seed: the same seed gives the same numbers."},
 	{Name: "sweep", Group: "Advanced", Label: "Sweep of sub-windows", Kind: param.IntRange, Default: "off", Min: 1, Max: ratelimit.MaxSubWindows, MaxLen: ratelimit.MaxSubWindows,
 		Help: "Sub-window counts k for the error-vs-sub-windows charts, from:to:step (1:31:6, say), or off: each k simulates the sliding-window approximation with k sub-windows (1: the classic two counters) on the same requests."},
+	{Name: "latency_sweep", Group: "Advanced", Label: "Sweep of store latency", Kind: param.IntRange, Default: "off", Min: 0, Max: 1000, MaxLen: maxLatencyPoints, Unit: "ms",
+		Help: "Store latencies in ms for the admitted-vs-store-latency chart, from:to:step (0:50:5, say), or off: at each latency, and at the chosen store latency, the first algorithm runs on every store whose decisions depend on the latency (incr, racy, cas, async), on the same requests."},
 }
 
 // check enforces the rule across the lab's parameters (see lab.Lab.Check): the sticky
@@ -97,6 +99,7 @@ type scenario struct {
 	latency    time.Duration
 	skew       time.Duration
 	sweep      []int64 // sub-window counts of the sweep (sweep.go)
+	latencies  []time.Duration // store latencies of the latency sweep (latency.go), the chosen one included
 	seed       uint64
 }
 
@@ -119,6 +122,7 @@ func scenarioOf(v param.Values) scenario {
 		sweep:      v.Range("sweep").Points(),
 		seed:       uint64(v.Int("seed")),
 	}
+	s.latencies = latencyPoints(v.Range("latency_sweep"), s.latency)
 	if s.burst == 0 {
 		s.burst = s.limit
 	}

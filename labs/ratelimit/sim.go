@@ -221,6 +221,7 @@ func (sim *simulation) update(final bool) lab.Update {
 	}
 	u := lab.Update{Summary: map[string]any{"algorithms": sum, "offered": sim.arrived}, Series: series}
 	sim.addSweep(&u)
+	sim.addLatency(&u)
 	return u
 }
 
