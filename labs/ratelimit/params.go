@@ -98,7 +98,7 @@ type scenario struct {
 	store      string
 	latency    time.Duration
 	skew       time.Duration
-	sweep      []int64 // sub-window counts of the sweep (sweep.go)
+	sweep      []int64         // sub-window counts of the sweep (sweep.go)
 	latencies  []time.Duration // store latencies of the latency sweep (latency.go), the chosen one included
 	seed       uint64
 }

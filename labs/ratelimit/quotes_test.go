@@ -128,7 +128,9 @@ var quotes = []labtest.Quote{
 		}
 		return "never every call"
 	}},
-	{In: "tour:distributed/7", Says: "1.15× the limit at 100 ms", Measure: func(tb testing.TB, r *lab.Result) string { return latencyX(tb, r, "async", 100) + " the limit at 100 ms" }},
+	{In: "tour:distributed/7", Says: "1.15× the limit at 100 ms", Measure: func(tb testing.TB, r *lab.Result) string {
+		return latencyX(tb, r, "async", 100) + " the limit at 100 ms"
+	}},
 	{In: "tour:distributed/7", Says: "1.26× at 200 ms", Measure: func(tb testing.TB, r *lab.Result) string { return latencyX(tb, r, "async", 200) }},
 	{In: "tour:distributed/7", Says: "at most one call per round trip", Why: "the compare-and-swap ceiling: a swap lands a round trip after its read"},
 	{In: "tour:distributed/7", Says: "0.10× the limit at 100 ms, on its ceiling", Measure: func(tb testing.TB, r *lab.Result) string {
