@@ -7,10 +7,11 @@ import (
 )
 
 // rlLatencySweep is a small rate-limiter scenario with a sweep of store latencies.
-const rlLatencySweep = "/ratelimit?algorithms=sliding_log&limit=100&load=2&duration=10s&instances=4&store=async&store_latency=20ms&latency_sweep=0:40:20"
+const rlLatencySweep = "/ratelimit?algorithms=sliding_log&limit=100&load=2&duration=10s&instances=4&store=async&store_latency=20ms&latency_sweep=0:40:20&instances_sweep=8:8:1"
 
 // TestRateLimitLatencySweep: the store-latency sweep draws a line per store at the sweep's
-// latencies (the sliding log runs on increments only as GET then SET), with the limit, the
+// latencies (the sliding log runs on increments only as GET then SET), and one for
+// asynchronous propagation on 8 instances (instances_sweep), with the limit, the
 // offered rate and the compare-and-swap ceiling; it marks the chosen store latency, and after
 // the store latency slider moves it marks the new latency, draws a point there (the chosen
 // latency joins the sweep) and shows what the API computes.
@@ -25,7 +26,7 @@ func TestRateLimitLatencySweep(t *testing.T) {
 			return s ? s.x.join(",") : "";
 		})()`, label))
 	}
-	for _, label := range []string{"get_set", "racy", "cas", "async"} {
+	for _, label := range []string{"get_set", "racy", "cas", "async", "async, 8 instances"} {
 		if got := xs(label); got != "0,20,40" {
 			t.Errorf("latency_admitted %s drawn at %q ms, want 0,20,40", label, got)
 		}

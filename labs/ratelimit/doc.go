@@ -76,7 +76,8 @@
 // (summary.subwindow_sweep), and latency_sweep, the first algorithm on every store whose
 // decisions wait on a round trip (incr, racy, cas, async) at each store latency and at the
 // chosen one (summary.latency_sweep, chart "latency_admitted" with the compare-and-swap ceiling
-// of one admission per round trip). summary.cas_ceiling says, for compare-and-swap at the
+// of one admission per round trip), with instances_sweep an asynchronous-propagation line per
+// number of instances. summary.cas_ceiling says, for compare-and-swap at the
 // chosen latency, how close the admitted rate is to that ceiling and whether the round trips
 // bind rather than the limit.
 //

@@ -1,8 +1,10 @@
 package ratelimit
 
 import (
+	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/resilience-playground/playground/lab"
@@ -33,11 +35,44 @@ import (
 // limit. Refusals write nothing and do not count against it. Above the ceiling the retries
 // pile up and give up (TestCASCeiling).
 
-// maxLatencyPoints is the most latencies the latency_sweep parameter may list.
-const maxLatencyPoints = 41
+// Most points of the latency_sweep and instances_sweep parameters.
+const (
+	maxLatencyPoints  = 41
+	maxInstancePoints = 8
+)
 
 // latencyStores are the store semantics of the latency sweep, one line each.
 var latencyStores = []string{"incr", "racy", "cas", "async"}
+
+// latencyLine is one line of the latency sweep: a store with a number of instances.
+type latencyLine struct {
+	store     string
+	instances int
+}
+
+// latencyLines returns the lines of scenario s's latency sweep: each store with the
+// scenario's instances, then asynchronous propagation with each other count of instances_sweep.
+func latencyLines(s scenario) []latencyLine {
+	var lines []latencyLine
+	for _, store := range latencyStores {
+		lines = append(lines, latencyLine{store, s.instances})
+	}
+	for _, n := range s.instSweep {
+		if int(n) != s.instances {
+			lines = append(lines, latencyLine{"async", int(n)})
+		}
+	}
+	return lines
+}
+
+// name is the line's series name and label: the store, and the instances when they are not
+// the scenario's.
+func (l latencyLine) name(s scenario) string {
+	if l.instances == s.instances {
+		return l.store
+	}
+	return fmt.Sprintf("%s, %d instances", l.store, l.instances)
+}
 
 // atCeiling is the share of the compare-and-swap ceiling from which a scenario is said to be
 // at it: a waiting request reads a moment after the previous swap lands, not at once, so
@@ -65,13 +100,14 @@ func latencyPoints(r param.Range, chosen time.Duration) []time.Duration {
 func latencyAlgorithm(s scenario) string { return ordered(s.algorithms)[0] }
 
 // latencyScenarios returns the scenario of each world of the latency sweep: by latency, then
-// by store.
+// by line.
 func latencyScenarios(s scenario) []scenario {
 	var out []scenario
 	for _, l := range s.latencies {
-		for _, store := range latencyStores {
+		for _, line := range latencyLines(s) {
 			t := s
-			t.algorithms, t.store, t.latency, t.sweep, t.latencies = []string{latencyAlgorithm(s)}, store, l, nil, nil
+			t.algorithms, t.store, t.latency, t.instances = []string{latencyAlgorithm(s)}, line.store, l, line.instances
+			t.sweep, t.latencies, t.instSweep = nil, nil, nil
 			out = append(out, t)
 		}
 	}
@@ -91,6 +127,7 @@ func casCeiling(s scenario, l time.Duration) float64 {
 // StoreLatencyMS, as far as the run has got.
 type LatencyPoint struct {
 	StoreLatencyMS float64 `json:"store_latency_ms"`
+	Instances      int     `json:"instances"`
 	Store          string  `json:"store"`   // the semantics asked for
 	RunsAs         string  `json:"runs_as"` // the semantics it ran with (get_set, local: see the package doc)
 	Algorithm      string  `json:"algorithm"`
@@ -147,7 +184,8 @@ func (sim *simulation) addLatency(u *lab.Update) {
 	}
 	if len(worlds) > 0 {
 		alg := latencyAlgorithm(s)
-		n := len(latencyStores)
+		lines := latencyLines(s)
+		n := len(lines)
 		points := make([]LatencyPoint, 0, len(worlds))
 		x := make([]float64, len(s.latencies))
 		ys := make([][]float64, n)
@@ -155,23 +193,26 @@ func (sim *simulation) addLatency(u *lab.Update) {
 		top := offered
 		for i, l := range s.latencies {
 			x[i] = msOf(int64(l))
-			for j, store := range latencyStores {
+			for j, line := range lines {
 				w := worlds[i*n+j]
 				sum := w.summary()
 				ax := admittedX(s, sum.Admitted, elapsed)
-				points = append(points, LatencyPoint{StoreLatencyMS: x[i], Store: store, RunsAs: sum.Store, Algorithm: alg,
+				points = append(points, LatencyPoint{StoreLatencyMS: x[i], Instances: line.instances, Store: line.store, RunsAs: sum.Store, Algorithm: alg,
 					Admitted: sum.Admitted, AdmittedX: ax, MaxInWindowX: sum.MaxInWindowX, OverAdmitted: sum.OverAdmitted, GaveUp: sum.GaveUp})
 				ys[j] = append(ys[j], ax)
 				top = max(top, ax)
-				if store == "cas" && l == s.latency && l > 0 && len(ceiling) == 0 {
+				if line.store == "cas" && l == s.latency && l > 0 && len(ceiling) == 0 {
 					ceiling[alg] = ceilingRow(s, ax)
 				}
 			}
 		}
 		u.Summary["latency_sweep"] = points
-		for j, store := range latencyStores {
-			label := worlds[j].base().store // as it runs: get_set or local where the algorithm cannot use the store
-			u.Series = append(u.Series, lab.Series{Name: "latency " + store, Chart: "latency_admitted", Label: label,
+		for j, line := range lines {
+			label := line.name(s)
+			if st := worlds[j].base().store; st != line.store { // as it runs: get_set or local where the algorithm cannot use the store
+				label = strings.Replace(label, line.store, st, 1)
+			}
+			u.Series = append(u.Series, lab.Series{Name: "latency " + line.name(s), Chart: "latency_admitted", Label: label,
 				XUnit: "ms", YUnit: "× limit", X: x, Y: ys[j]})
 		}
 		ends := []float64{x[0], x[len(x)-1]}

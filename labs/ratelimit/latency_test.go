@@ -3,6 +3,7 @@ package ratelimit
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -166,5 +167,45 @@ func TestLatencySweepIsTheScenario(t *testing.T) {
 		if !found {
 			t.Errorf("%s: no sweep point at the chosen store and latency", q)
 		}
+	}
+}
+
+// TestInstancesSweepIsTheScenario: the latency sweep's asynchronous-propagation line with
+// another number of instances (instances_sweep) is, at every latency, the scenario with that
+// many instances, to the request: its own round robin, or the random balancer's same draws.
+func TestInstancesSweepIsTheScenario(t *testing.T) {
+	for _, base := range []string{
+		"algorithms=sliding_log&limit=100&load=3&duration=20s&instances=4&store=async&store_latency=30ms",
+		"algorithms=fixed_window&limit=100&load=3&duration=20s&instances=3&balancer=random&skew=50ms&store=async&store_latency=30ms",
+	} {
+		r := mustRun(t, base+"&latency_sweep=0:60:60&instances_sweep=2:8:3")
+		checked := 0
+		for _, p := range r.Summary["latency_sweep"].([]LatencyPoint) {
+			if p.Store != "async" || (p.Instances != 2 && p.Instances != 5 && p.Instances != 8) {
+				continue
+			}
+			v, err := mustParse(t, base).With("instances", fmt.Sprint(p.Instances))
+			if err == nil {
+				v, err = v.With("store_latency", fmt.Sprintf("%gms", p.StoreLatencyMS))
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			q := v.Encode()
+			own := algorithms(t, mustRun(t, q))[p.Algorithm]
+			checked++
+			if p.Admitted != own.Admitted || p.MaxInWindowX != own.MaxInWindowX || p.OverAdmitted != own.OverAdmitted {
+				t.Errorf("%s: the sweep's point %+v, the scenario admitted %d (%.2f× in a window, %d while full)", q, p, own.Admitted, own.MaxInWindowX, own.OverAdmitted)
+			}
+		}
+		if checked != 3*3 {
+			t.Errorf("%s: %d instances_sweep points, want 9 (three latencies × 2, 5, 8 instances)", base, checked)
+		}
+	}
+	if _, err := Params.ParseQuery("instances_sweep=2:8:2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Lab().Parse("instances_sweep=2:8:2"); err == nil || !strings.Contains(err.Error(), "needs latency_sweep on") {
+		t.Errorf("instances_sweep without latency_sweep: %v", err)
 	}
 }

@@ -53,7 +53,13 @@ func sweepPerArrival(s scenario) float64 {
 func sweepWorlds(s scenario, nInst int) []world {
 	var worlds []world
 	for _, t := range sweepScenarios(s) {
-		worlds = append(worlds, newWorld(t.algorithms[0], t, nInst))
+		if t.instances == s.instances {
+			worlds = append(worlds, newWorld(t.algorithms[0], t, nInst))
+			continue
+		}
+		w := newWorld(t.algorithms[0], t, t.instances) // an instances_sweep line: routed on its own
+		w.base().route = newRouter(t)
+		worlds = append(worlds, w)
 	}
 	return worlds
 }

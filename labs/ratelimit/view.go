@@ -18,7 +18,8 @@ var view = lab.View{
 			Help: "The most requests the approximation with k sub-windows admitted in any window of the limit's length, × limit (grey: the limit)."},
 		{ID: "latency_admitted", Title: "Admitted vs store latency", XLabel: "store latency", YLabel: "admitted, × limit", Mark: "store_latency", XUnit: lab.Millis,
 			Help: "The first algorithm on each store whose decisions depend on the round trip, on the same requests: its admitted rate × limit against the store latency (grey: the limit and, dashed, the offered rate). " +
-				"Asynchronous propagation admits more as the delay grows, by about delay/window × (instances−1)/instances of the limit; compare-and-swap admits at most one request per round trip (the dashed curve: window/(latency × limit)), so slow stores starve it."},
+				"Asynchronous propagation admits more as the delay grows, by about delay/window × (instances−1)/instances of the limit; compare-and-swap admits at most one request per round trip (the dashed curve: window/(latency × limit)), so slow stores starve it. " +
+				"With instances_sweep, asynchronous propagation also runs with other numbers of instances, a line each."},
 	},
 	Tables: []lab.Table{
 		{ID: "algorithms", Title: "Each algorithm against the exact sliding window", Key: "algorithms", Rows: lab.MapRows,

@@ -216,7 +216,7 @@ func (w *simWorld[S]) direct(b *batch, final bool) {
 	for i, t := range b.t {
 		w.samplesBefore(t)
 		w.deliver(t)
-		inst := b.inst[i]
+		inst := w.instOf(b, i)
 		now := t + w.skew[inst]
 		var ok bool
 		var wait int64 // the leaky bucket queue's: the request reaches the service at t + wait
@@ -322,7 +322,7 @@ func (w *simWorld[S]) delayed(b *batch, final bool) {
 		at := t + half
 		w.runUntil(at)
 		w.samplesBefore(at)
-		w.first(b.first+int64(i), t, b.inst[i])
+		w.first(b.first+int64(i), t, w.instOf(b, i))
 	}
 	if final {
 		w.runUntil(math.MaxInt64)
