@@ -2,7 +2,6 @@ package ratelimit
 
 import (
 	"math"
-	"slices"
 	"time"
 
 	"github.com/resilience-playground/playground/lab"
@@ -138,17 +137,40 @@ func pilotCost(v param.Values) int64 {
 		marks = append(marks, pilotMark{end, sim.arrived, work})
 		if work > pilotWork && !final {
 			per := extrapolate(marks, int64(s.window), boundPerArrival(s))
-			if s.store == "cas" {
-				// Retry chains last up to maxAttempts round trips and feed on the requests
-				// in flight: a pilot sees them start, not settle. Expect at least a third
-				// of the bound, which counts every request's every attempt.
-				per = max(per, boundPerArrival(s)/3)
-			}
 			est := float64(work) + per*math.Max(expected-float64(sim.arrived), 0)
+			if cas := casPerArrival(s); cas > 0 {
+				// Retry chains last up to maxAttempts round trips and feed on the requests
+				// in flight: a pilot sees them start, not settle, and at long round trips
+				// not even the chains of the arrivals it drew. Expect at least a share of
+				// the bound of the compare-and-swap worlds for every arrival.
+				est = max(est, float64(work)+cas*math.Max(expected-float64(sim.arrived), 0), cas*expected)
+			}
 			return int64(math.Min(est, math.MaxInt64/2))
 		}
 	}
 	return work
+}
+
+// casPerArrival is the least work per arrival to expect of the worlds of scenario s that run
+// on compare-and-swap, with drawing it; 0 when none does. Each is a share of its bound, which
+// counts every attempt of every request: a third, or, where the arrivals outrun the ceiling
+// of one admission per round trip (latency.go) and most requests make every attempt and give
+// up, half the share of arrivals above the ceiling.
+func casPerArrival(s scenario) float64 {
+	var w float64
+	for _, t := range worldScenarios(s) {
+		if t.store == "cas" {
+			over := 0.0 // share of the arrivals above the ceiling
+			if rate := t.load * float64(t.limit); t.latency > 0 && rate > 0 {
+				over = 1 - min(1, casCeiling(t, t.latency)/t.load)
+			}
+			w += (boundPerArrival(t) - 1) * max(1.0/3, over/2)
+		}
+	}
+	if w == 0 {
+		return 0
+	}
+	return w + 1/3.0
 }
 
 // Memory estimates the most memory a run of scenario v holds at once, in bytes: per algorithm,
@@ -165,26 +187,26 @@ func Memory(v param.Values) int64 {
 	s := scenarioOf(v)
 	expected := expectedArrivals(s)
 	perWindow := min(2*s.load*float64(s.limit)+1, expected)
-	admitted := min(perWindow, 2*float64(s.limit)+1)
-	if s.store != "atomic" && (s.store != "local" || s.instances > 1) {
-		admitted = perWindow
-	}
-	inFlight := expected / max(s.duration.Seconds(), 1e-3) * s.latency.Seconds() // arrivals a round trip
 	perSlice := expected/defaultSlices + 1
 	total := 12*perSlice + runBytes
-	for _, name := range append(slices.Clone(s.algorithms), sweepNames(s)...) { // the sweep's worlds too
+	for _, t := range worldScenarios(s) { // the sweeps' worlds too, each with its store and latency
+		admitted := min(perWindow, 2*float64(t.limit)+1)
+		if t.store != "atomic" && (t.store != "local" || t.instances > 1) {
+			admitted = perWindow
+		}
+		inFlight := expected / max(t.duration.Seconds(), 1e-3) * t.latency.Seconds() // arrivals a round trip
 		w := 1.5*8*admitted + 2*9*(perSlice+inFlight) + 32<<10
-		if name == "sliding_log" {
-			entries := min(float64(s.limit), admitted)
-			switch s.store {
+		if t.algorithms[0] == "sliding_log" {
+			entries := min(float64(t.limit), admitted)
+			switch t.store {
 			case "async":
-				entries *= float64(s.instances)
+				entries *= float64(t.instances)
 			case "local":
-				entries = min(float64(s.instances)*float64(s.limit), admitted)
+				entries = min(float64(t.instances)*float64(t.limit), admitted)
 			}
 			w += 3 * 8 * entries
 		}
-		switch s.store {
+		switch t.store {
 		case "async":
 			w += 64 * inFlight
 		case "racy", "cas", "incr":

@@ -71,6 +71,16 @@
 // per algorithm with the limit in each), and its admitted rate in 120 bins
 // ("admitted <name>") beside the offered rate ("offered"; chart "rate").
 //
+// Two sweeps, off by default, run extra worlds on the same requests (sweep.go, latency.go):
+// sweep, the sliding-window approximation for each number of sub-windows
+// (summary.subwindow_sweep), and latency_sweep, the first algorithm on every store whose
+// decisions wait on a round trip (incr, racy, cas, async) at each store latency and at the
+// chosen one (summary.latency_sweep, chart "latency_admitted" with the compare-and-swap ceiling
+// of one admission per round trip), with instances_sweep an asynchronous-propagation line per
+// number of instances. summary.cas_ceiling says, for compare-and-swap at the
+// chosen latency, how close the admitted rate is to that ceiling and whether the round trips
+// bind rather than the limit.
+//
 // Runs are progressive: they simulate the duration in 40 slices of simulated
 // time and send each slice's new points (appended counts, upserted rate
 // bins) and the summary so far, with a refinement counting the simulated

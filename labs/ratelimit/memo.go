@@ -25,7 +25,7 @@ type finished struct {
 // memoKey is the key of the named algorithm's result in scenario v: the scenario with that
 // algorithm alone (lab.MemoKey).
 func memoKey(v param.Values, name string) string {
-	return lab.MemoKey(v, map[string]string{"algorithms": name}, "sweep")
+	return lab.MemoKey(v, map[string]string{"algorithms": name}, "sweep", "latency_sweep")
 }
 
 // replay is a world whose result the memo holds: it sends every point with the first update.

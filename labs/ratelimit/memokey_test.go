@@ -9,5 +9,5 @@ import (
 // TestMemoKey: moving any parameter changes the key of every algorithm's memoised result and
 // of the cost estimate, and equal scenarios written differently share them.
 func TestMemoKey(t *testing.T) {
-	labtest.CheckMemoKey(t, Lab(), labtest.PerChoice("algorithms", memoKey), "sweep")
+	labtest.CheckMemoKey(t, Lab(), labtest.PerChoice("algorithms", memoKey), "sweep", "latency_sweep")
 }

@@ -20,5 +20,6 @@ func TestMemory(t *testing.T) {
 		"algorithms=sliding_log&store=async&instances=16&limit=2000&window=10s&duration=5s",
 		"algorithms=sliding_log&store=local&instances=64&limit=100000&load=2&window=1h&duration=2m&balancer=random",
 		"store=cas&instances=8&store_latency=1s&limit=100000&window=1h&duration=10m&algorithms=fixed_window,token_bucket",
+		"algorithms=sliding_log&instances=8&limit=2000&window=10s&duration=5s&latency_sweep=0:1000:250&instances_sweep=16:64:16",
 	)
 }

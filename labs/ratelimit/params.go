@@ -67,6 +67,10 @@ var Params = param.Set{
 		Help: "All randomness comes from the seed: the same seed gives the same numbers."},
 	{Name: "sweep", Group: "Advanced", Label: "Sweep of sub-windows", Kind: param.IntRange, Default: "off", Min: 1, Max: ratelimit.MaxSubWindows, MaxLen: ratelimit.MaxSubWindows,
 		Help: "Sub-window counts k for the error-vs-sub-windows charts, from:to:step (1:31:6, say), or off: each k simulates the sliding-window approximation with k sub-windows (1: the classic two counters) on the same requests."},
+	{Name: "latency_sweep", Group: "Advanced", Label: "Sweep of store latency", Kind: param.IntRange, Default: "off", Min: 0, Max: 1000, MaxLen: maxLatencyPoints, Unit: "ms",
+		Help: "Store latencies in ms for the admitted-vs-store-latency chart, from:to:step (0:50:5, say), or off: at each latency, and at the chosen store latency, the first algorithm runs on every store whose decisions depend on the latency (incr, racy, cas, async), on the same requests."},
+	{Name: "instances_sweep", Group: "Advanced", Label: "Sweep of instances", Kind: param.IntRange, Default: "off", Min: 1, Max: 64, MaxLen: maxInstancePoints,
+		Help: "Instance counts for more asynchronous-propagation lines on the admitted-vs-store-latency chart, from:to:step (2:8:2, say), or off: with latency_sweep on, asynchronous propagation also runs with each of these numbers of instances, one line each."},
 }
 
 // check enforces the rule across the lab's parameters (see lab.Lab.Check): the sticky
@@ -76,6 +80,16 @@ func check(v param.Values) error {
 	if n := v.Int("instances"); v.String("balancer") == "sticky" && n != 1 {
 		return lab.Relation(fmt.Sprintf("instances must be 1 with balancer sticky, which pins the client to one instance and adds a second at the scale-out halfway; got %d", n),
 			"instances", "balancer")
+	}
+	if !v.Range("instances_sweep").Off {
+		if v.Range("latency_sweep").Off {
+			return lab.Relation("instances_sweep draws lines on the latency sweep's chart: it needs latency_sweep on (0:200:20, say), got off",
+				"instances_sweep", "latency_sweep")
+		}
+		if v.String("balancer") == "sticky" {
+			return lab.Relation("instances_sweep must be off with balancer sticky, which runs on one instance and a second after the scale-out",
+				"instances_sweep", "balancer")
+		}
 	}
 	return nil
 }
@@ -96,7 +110,9 @@ type scenario struct {
 	store      string
 	latency    time.Duration
 	skew       time.Duration
-	sweep      []int64 // sub-window counts of the sweep (sweep.go)
+	sweep      []int64         // sub-window counts of the sweep (sweep.go)
+	latencies  []time.Duration // store latencies of the latency sweep (latency.go), the chosen one included
+	instSweep  []int64         // instance counts of the latency sweep's extra async lines
 	seed       uint64
 }
 
@@ -118,6 +134,10 @@ func scenarioOf(v param.Values) scenario {
 		skew:       v.Duration("skew"),
 		sweep:      v.Range("sweep").Points(),
 		seed:       uint64(v.Int("seed")),
+	}
+	s.latencies = latencyPoints(v.Range("latency_sweep"), s.latency)
+	if len(s.latencies) > 0 {
+		s.instSweep = v.Range("instances_sweep").Points()
 	}
 	if s.burst == 0 {
 		s.burst = s.limit

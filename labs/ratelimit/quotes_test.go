@@ -2,6 +2,8 @@ package ratelimit
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/resilience-playground/playground/lab"
@@ -29,6 +31,17 @@ func atMost(limit int64) func(AlgorithmSummary) string {
 }
 
 const distributed = "algorithms=fixed_window,sliding_log,token_bucket&limit=100&load=2&duration=1m&instances=4"
+
+// latencyX returns the latency sweep's admitted rate on store at ms, as the texts write it.
+func latencyX(tb testing.TB, r *lab.Result, store string, ms float64) string {
+	for _, p := range r.Summary["latency_sweep"].([]LatencyPoint) {
+		if p.Store == store && p.StoreLatencyMS == ms {
+			return fmt.Sprintf("%.2f×", p.AdmittedX)
+		}
+	}
+	tb.Errorf("no latency sweep point on %s at %.0f ms", store, ms)
+	return ""
+}
 
 // quotes are the figures the lab's texts state, each with the scenario that measures it.
 var quotes = []labtest.Quote{
@@ -96,6 +109,38 @@ var quotes = []labtest.Quote{
 		return labtest.Thousands(a.Admitted)
 	})},
 	{In: "tour:distributed/6", Says: "jumps to 169 in one second", Measure: alg("sliding_log", maxIn)},
+	{In: "tour:distributed/7", Says: "on four instances, offered three times the limit", Why: "the scenario's instances and load"},
+	{In: "tour:distributed/7", Says: "from 0 to 200 ms", Why: "the scenario's latency_sweep"},
+	{In: "tour:distributed/7", Says: "each admits the limit (1.00×)", Measure: func(tb testing.TB, r *lab.Result) string {
+		var xs []string
+		for _, store := range latencyStores {
+			if x := latencyX(tb, r, store, 0); !slices.Contains(xs, x) {
+				xs = append(xs, x)
+			}
+		}
+		return strings.Join(xs, ", ")
+	}},
+	{In: "tour:distributed/7", Says: "every call from 20 ms on (3.02×)", Measure: func(tb testing.TB, r *lab.Result) string {
+		for _, p := range r.Summary["latency_sweep"].([]LatencyPoint) {
+			if p.Store == "racy" && p.Admitted == r.Summary["offered"].(int64) {
+				return fmt.Sprintf("%.0f ms on (%.2f×)", p.StoreLatencyMS, p.AdmittedX)
+			}
+		}
+		return "never every call"
+	}},
+	{In: "tour:distributed/7", Says: "1.15× the limit at 100 ms", Measure: func(tb testing.TB, r *lab.Result) string {
+		return latencyX(tb, r, "async", 100) + " the limit at 100 ms"
+	}},
+	{In: "tour:distributed/7", Says: "1.26× at 200 ms", Measure: func(tb testing.TB, r *lab.Result) string { return latencyX(tb, r, "async", 200) }},
+	{In: "tour:distributed/7", Says: "at most one call per round trip", Why: "the compare-and-swap ceiling: a swap lands a round trip after its read"},
+	{In: "tour:distributed/7", Says: "0.10× the limit at 100 ms, on its ceiling", Measure: func(tb testing.TB, r *lab.Result) string {
+		row := r.Summary["cas_ceiling"].(map[string]CeilingRow)["sliding_log"]
+		if !row.AtCeiling || fmt.Sprintf("%.2f×", row.CeilingX) != latencyX(tb, r, "cas", 100) {
+			return fmt.Sprintf("%+v", row)
+		}
+		return latencyX(tb, r, "cas", 100) + " the limit at 100 ms, on its ceiling"
+	}},
+	{In: "tour:distributed/7", Says: "0.05× at 200 ms", Measure: func(tb testing.TB, r *lab.Result) string { return latencyX(tb, r, "cas", 200) }},
 
 	{In: "note:2", Says: "at most 1,000 out in any second", Scenario: "algorithms=leaky_queue", Measure: alg("leaky_queue", maxIn)},
 	{In: "note:2", Says: "let 1,186 through", Scenario: "algorithms=leaky_meter,token_bucket,gcra", Measure: alg("leaky_meter", maxIn)},

@@ -221,6 +221,7 @@ func (sim *simulation) update(final bool) lab.Update {
 	}
 	u := lab.Update{Summary: map[string]any{"algorithms": sum, "offered": sim.arrived}, Series: series}
 	sim.addSweep(&u)
+	sim.addLatency(&u)
 	return u
 }
 
@@ -261,6 +262,8 @@ type core struct {
 	overArea float64
 	overTime int64
 
+	route *router // nil: the batch's instances
+
 	sum   AlgorithmSummary
 	ops   int64 // store operations
 	done  int64 // requests decided
@@ -284,6 +287,38 @@ type decision struct {
 func (d *decision) before(o *decision) bool { return d.at < o.at || d.at == o.at && d.g < o.g }
 
 func (c *core) base() *core { return c }
+
+// instOf returns the instance the batch's request i goes to in this world.
+func (c *core) instOf(b *batch, i int) int32 {
+	if c.route == nil {
+		return b.inst[i]
+	}
+	return c.route.inst(b.first + int64(i))
+}
+
+// router sends requests to instances in a world whose instance count is not the simulation's
+// (the latency sweep's instances_sweep lines), as the balancer of a scenario with that count
+// does: request g to instance g mod n, or a draw of the same random stream, in the same order.
+type router struct {
+	n       int
+	choices *rand.Rand // the random balancer's
+}
+
+func newRouter(s scenario) *router {
+	r := &router{n: s.instances}
+	if s.balancer == "random" {
+		r.choices = engine.NewStream(s.seed, engine.Choices, 0, 0)
+	}
+	return r
+}
+
+// inst returns the instance of request g; requests must come in order, once each.
+func (r *router) inst(g int64) int32 {
+	if r.choices != nil {
+		return int32(r.choices.IntN(r.n))
+	}
+	return int32(g % int64(r.n))
+}
 
 // add records the arrival of request g at t, undecided.
 func (c *core) add(t int64) {

@@ -11,37 +11,55 @@ import (
 // error (% of the limit) and worst window (× limit), the scenario's own k marked: the error
 // falls as k grows (TestSubwindowSweep).
 
-// sweepNames returns the algorithm of each of scenario s's sweep worlds, for the estimates
-// that count worlds by algorithm.
-func sweepNames(s scenario) []string {
-	names := make([]string, len(s.sweep))
-	for i := range names {
-		names[i] = "subwindows"
+// sweepScenarios returns the scenario of each of scenario s's sweep worlds, one algorithm
+// each: the sub-window sweep's, then the latency sweep's (latency.go).
+func sweepScenarios(s scenario) []scenario {
+	var out []scenario
+	for _, k := range s.sweep {
+		out = append(out, sweepScenario(s, k))
 	}
-	return names
+	return append(out, latencyScenarios(s)...)
 }
 
 // sweepScenario is s with only the sliding-window approximation of k sub-windows.
 func sweepScenario(s scenario, k int64) scenario {
 	t := s
-	t.algorithms, t.subwindows, t.sweep = []string{"subwindows"}, int(k), nil
+	t.algorithms, t.subwindows, t.sweep, t.latencies = []string{"subwindows"}, int(k), nil, nil
 	return t
 }
 
-// sweepPerArrival is the most work one arrival causes in the sweep's worlds.
+// worldScenarios returns the scenario of each of scenario s's worlds, one algorithm each:
+// its algorithms', then its sweeps'.
+func worldScenarios(s scenario) []scenario {
+	var out []scenario
+	for _, name := range s.algorithms {
+		t := s
+		t.algorithms, t.sweep, t.latencies = []string{name}, nil, nil
+		out = append(out, t)
+	}
+	return append(out, sweepScenarios(s)...)
+}
+
+// sweepPerArrival is the most work one arrival causes in the sweeps' worlds.
 func sweepPerArrival(s scenario) float64 {
 	var w float64
-	for _, k := range s.sweep {
-		w += boundPerArrival(sweepScenario(s, k)) - 1 // drawing the arrival is counted once
+	for _, t := range sweepScenarios(s) {
+		w += boundPerArrival(t) - 1 // drawing the arrival is counted once
 	}
 	return w
 }
 
-// sweepWorlds returns a world per k of the sweep, after the scenario's own.
+// sweepWorlds returns a world per point of the sweeps, after the scenario's own.
 func sweepWorlds(s scenario, nInst int) []world {
 	var worlds []world
-	for _, k := range s.sweep {
-		worlds = append(worlds, newWorld("subwindows", sweepScenario(s, k), nInst))
+	for _, t := range sweepScenarios(s) {
+		if t.instances == s.instances {
+			worlds = append(worlds, newWorld(t.algorithms[0], t, nInst))
+			continue
+		}
+		w := newWorld(t.algorithms[0], t, t.instances) // an instances_sweep line: routed on its own
+		w.base().route = newRouter(t)
+		worlds = append(worlds, w)
 	}
 	return worlds
 }
@@ -58,7 +76,7 @@ type SweepPoint struct {
 
 // addSweep puts into u the sweep so far: its two charts, whole, and summary.subwindow_sweep.
 func (sim *simulation) addSweep(u *lab.Update) {
-	worlds := sim.worlds[len(sim.names):]
+	worlds := sim.worlds[len(sim.names):][:len(sim.s.sweep)]
 	if len(worlds) == 0 {
 		return
 	}

@@ -92,5 +92,14 @@ var tours = []lab.Tour{{
 		Focus: "count", Controls: []string{"balancer", "store"},
 		Text: "With sticky sessions one instance sees all of a client's calls, and a local limiter is exact, until the fleet scales out " +
 			"halfway and the client moves to a new instance that has never seen it: the exact count jumps to 169 in one second.",
+	}, {
+		Title: "Store latency, store by store",
+		URL:   "/ratelimit?algorithms=sliding_log&limit=100&load=3&duration=1m&instances=4&store=async&store_latency=100ms&latency_sweep=0:200:20",
+		Focus: "latency_admitted", Controls: []string{"store_latency", "latency_sweep", "instances"},
+		Text: "The sliding log on four instances, offered three times the limit, on every store whose decisions wait on a round trip, " +
+			"as the latency grows from 0 to 200 ms. Without latency each admits the limit (1.00×). Read-then-write loses the increments of " +
+			"overlapping round trips and admits every call from 20 ms on (3.02×). Asynchronous propagation over-admits the more the longer " +
+			"the delay: 1.15× the limit at 100 ms, 1.26× at 200 ms. Compare-and-swap never over-admits, but a key admits at most one call " +
+			"per round trip: 0.10× the limit at 100 ms, on its ceiling, and 0.05× at 200 ms.",
 	}},
 }}

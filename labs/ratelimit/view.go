@@ -16,6 +16,10 @@ var view = lab.View{
 			Help: "The sliding-window approximation with k sub-windows (k = 1: the classic two counters), each on the same requests: the mean distance between its estimate and the exact count, in % of the limit. More sub-windows, more counters, a closer estimate."},
 		{ID: "sweep_worst", Title: "Worst window vs sub-windows", XLabel: "sub-windows k", YLabel: "× limit", Mark: "subwindows", IntX: true,
 			Help: "The most requests the approximation with k sub-windows admitted in any window of the limit's length, × limit (grey: the limit)."},
+		{ID: "latency_admitted", Title: "Admitted vs store latency", XLabel: "store latency", YLabel: "admitted, × limit", Mark: "store_latency", XUnit: lab.Millis,
+			Help: "The first algorithm on each store whose decisions depend on the round trip, on the same requests: its admitted rate × limit against the store latency (grey: the limit and, dashed, the offered rate). " +
+				"Asynchronous propagation admits more as the delay grows, by about delay/window × (instances−1)/instances of the limit; compare-and-swap admits at most one request per round trip (the dashed curve: window/(latency × limit)), so slow stores starve it. " +
+				"With instances_sweep, asynchronous propagation also runs with other numbers of instances, a line each."},
 	},
 	Tables: []lab.Table{
 		{ID: "algorithms", Title: "Each algorithm against the exact sliding window", Key: "algorithms", Rows: lab.MapRows,
@@ -42,6 +46,17 @@ var view = lab.View{
 				{Field: "state_bytes", Label: "state per key", Unit: lab.Bytes},
 				{Field: "store", Label: "store"},
 				{Field: "mean_wait_ms", Label: "queue wait", Digits: 1, Unit: lab.Millis},
+			}},
+		{ID: "cas_ceiling", Title: "Compare-and-swap against its ceiling", Key: "cas_ceiling", Rows: lab.MapRows,
+			Help: "A swap lands a round trip after the read it was computed from and fails if another landed in between, so one key admits at most one request per round trip: window/(latency × limit) × limit. " +
+				"At 90% of it or more the round trips bind, not the limit. Requests that arrived before the end still swap after it, so a run on its ceiling can show a little over 100%.",
+			Columns: []lab.Column{
+				{Field: "", Label: "algorithm"},
+				{Field: "store_latency_ms", Label: "store latency", Digits: 1, Unit: lab.Millis},
+				{Field: "ceiling_x", Label: "ceiling × limit", Digits: 2},
+				{Field: "admitted_x", Label: "admitted × limit", Digits: 2},
+				{Field: "share_pct", Label: "of the ceiling", Digits: 0, Unit: lab.Percent},
+				{Field: "verdict", Label: "verdict"},
 			}},
 	},
 	Notes: []string{

@@ -216,7 +216,7 @@ func (w *simWorld[S]) direct(b *batch, final bool) {
 	for i, t := range b.t {
 		w.samplesBefore(t)
 		w.deliver(t)
-		inst := b.inst[i]
+		inst := w.instOf(b, i)
 		now := t + w.skew[inst]
 		var ok bool
 		var wait int64 // the leaky bucket queue's: the request reaches the service at t + wait
@@ -322,7 +322,7 @@ func (w *simWorld[S]) delayed(b *batch, final bool) {
 		at := t + half
 		w.runUntil(at)
 		w.samplesBefore(at)
-		w.first(b.first+int64(i), t, b.inst[i])
+		w.first(b.first+int64(i), t, w.instOf(b, i))
 	}
 	if final {
 		w.runUntil(math.MaxInt64)
@@ -420,9 +420,8 @@ func (w *simWorld[S]) prune(trueNow int64) {
 	}
 }
 
-// run runs one scheduled event.
+// run runs one scheduled event (push counted its work).
 func (w *simWorld[S]) run(ev event) {
-	w.work += 1 + int64(bits.Len(uint(len(w.events))))/2 // a pop: a walk down the heap
 	switch ev.kind {
 	case evDecr:
 		w.counts[ev.idx]--
@@ -481,7 +480,9 @@ func (w *simWorld[S]) release(slot int32) {
 func (w *simWorld[S]) push(ev event) {
 	ev.seq = w.seq
 	w.seq++
-	w.work += int64(bits.Len(uint(len(w.events)))) / 4
+	// The push, and the pop that will run it (a walk down the heap), counted now so that a
+	// pilot run sees the work of the events its requests leave in flight.
+	w.work += int64(bits.Len(uint(len(w.events))))/4 + 1 + int64(bits.Len(uint(len(w.events))))/2
 	w.events = heapPush(w.events, ev)
 }
 

@@ -8,6 +8,7 @@ import { Renderer, plotHeight, commonBins, extent, merge, axes } from "./render.
 import { paramValue, number } from "./format.js";
 import { pictureValues } from "./status.js";
 import { fillTitle } from "./titles.js";
+import { parseDuration } from "./params.js";
 
 export class Charts {
   constructor(state, results, style) {
@@ -129,7 +130,7 @@ export class Charts {
     const values = this.state.run.picture ? pictureValues(this.state, this.state.run.picture) : this.state.scenario;
     const title = fillTitle(chart.title, this.state.params, values);
     const markP = chart.mark ? this.state.params.get(chart.mark) : null;
-    const mark = markP ? Number(values[chart.mark]) : NaN;
+    const mark = !markP ? NaN : markP.kind === "duration" ? parseDuration(values[chart.mark]) : Number(values[chart.mark]); // durations in ms
 
     // Extents of the data, per panel and over all panels.
     const extents = panels.map((p) => extent(chart, p.series, p.bands));

@@ -1,0 +1,251 @@
+package ratelimit
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/resilience-playground/playground/lab"
+	"github.com/resilience-playground/playground/param"
+)
+
+// The store-latency sweep: the scenario's first algorithm (in canonical order) on every store
+// whose decisions depend on the store latency — increments only, read-then-write,
+// compare-and-swap and asynchronous propagation — at every latency of the latency_sweep
+// parameter and at the chosen store latency, each a world of its own on the same requests,
+// simulated side by side with the scenario's algorithms and refined with them, slice by slice.
+// Its chart draws each store's admitted rate (× limit) against the latency, the chosen
+// latency marked, beside the limit, the offered rate and the compare-and-swap ceiling.
+//
+// Asynchronous propagation decides on copies that miss the other instances' admissions of
+// the last delay d, a share (I−1)/I of the admissions of that delay: under overload the
+// over-admission grows with d/window·(I−1)/I. An instance that admits until its copy holds
+// the limit would let through that share of the window more; measured, the excess is about
+// twice that at small delays (1.85–2.35 × d/window·(I−1)/I for I = 2–8 and d up to 6% of the
+// window: the copies also overshoot the limit when the delayed admissions land, and every
+// instance fills the same freed slot), TestAsyncOverAdmission.
+//
+// The compare-and-swap ceiling: Criteo's post warns that the optimistic-concurrency token
+// bucket "performs worse under heavy load". In the model the reason is a bound. A swap
+// reaches the store a round trip L after the read it was computed from, and succeeds only if
+// no other swap landed in between; so two successful swaps on one key are at least L apart,
+// and a key admits at most one request per round trip: 1/L per second, window/(L·limit) ×
+// limit. Refusals write nothing and do not count against it. Above the ceiling the retries
+// pile up and give up (TestCASCeiling).
+
+// Most points of the latency_sweep and instances_sweep parameters.
+const (
+	maxLatencyPoints  = 41
+	maxInstancePoints = 8
+)
+
+// latencyStores are the store semantics of the latency sweep, one line each.
+var latencyStores = []string{"incr", "racy", "cas", "async"}
+
+// latencyLine is one line of the latency sweep: a store with a number of instances.
+type latencyLine struct {
+	store     string
+	instances int
+}
+
+// latencyLines returns the lines of scenario s's latency sweep: each store with the
+// scenario's instances, then asynchronous propagation with each other count of instances_sweep.
+func latencyLines(s scenario) []latencyLine {
+	var lines []latencyLine
+	for _, store := range latencyStores {
+		lines = append(lines, latencyLine{store, s.instances})
+	}
+	for _, n := range s.instSweep {
+		if int(n) != s.instances {
+			lines = append(lines, latencyLine{"async", int(n)})
+		}
+	}
+	return lines
+}
+
+// name is the line's series name and label: the store, and the instances when they are not
+// the scenario's.
+func (l latencyLine) name(s scenario) string {
+	if l.instances == s.instances {
+		return l.store
+	}
+	return fmt.Sprintf("%s, %d instances", l.store, l.instances)
+}
+
+// atCeiling is the share of the compare-and-swap ceiling from which a scenario is said to be
+// at it: a waiting request reads a moment after the previous swap lands, not at once, so
+// saturated runs reach 0.9–1 of it (TestCASCeiling).
+const atCeiling = 0.9
+
+// latencyPoints returns the latencies of the sweep r with the chosen one, ascending; none when
+// the sweep is off.
+func latencyPoints(r param.Range, chosen time.Duration) []time.Duration {
+	if r.Off {
+		return nil
+	}
+	var out []time.Duration
+	for _, ms := range r.Points() {
+		out = append(out, time.Duration(ms)*time.Millisecond)
+	}
+	if !slices.Contains(out, chosen) {
+		out = append(out, chosen)
+		slices.Sort(out)
+	}
+	return out
+}
+
+// latencyAlgorithm is the algorithm the latency sweep runs: the scenario's first.
+func latencyAlgorithm(s scenario) string { return ordered(s.algorithms)[0] }
+
+// latencyScenarios returns the scenario of each world of the latency sweep: by latency, then
+// by line.
+func latencyScenarios(s scenario) []scenario {
+	var out []scenario
+	for _, l := range s.latencies {
+		for _, line := range latencyLines(s) {
+			t := s
+			t.algorithms, t.store, t.latency, t.instances = []string{latencyAlgorithm(s)}, line.store, l, line.instances
+			t.sweep, t.latencies, t.instSweep = nil, nil, nil
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// casCeiling returns scenario s's compare-and-swap ceiling at latency l, × limit: one
+// admission per round trip; +Inf at 0.
+func casCeiling(s scenario, l time.Duration) float64 {
+	if l <= 0 {
+		return math.Inf(1)
+	}
+	return float64(s.window) / float64(l) / float64(s.limit)
+}
+
+// LatencyPoint is one entry of summary.latency_sweep: the sweep's algorithm on Store at
+// StoreLatencyMS, as far as the run has got.
+type LatencyPoint struct {
+	StoreLatencyMS float64 `json:"store_latency_ms"`
+	Instances      int     `json:"instances"`
+	Store          string  `json:"store"`   // the semantics asked for
+	RunsAs         string  `json:"runs_as"` // the semantics it ran with (get_set, local: see the package doc)
+	Algorithm      string  `json:"algorithm"`
+	Admitted       int64   `json:"admitted"`
+	// AdmittedX is the admitted rate × limit: admitted over limit × simulated time / window.
+	AdmittedX    float64 `json:"admitted_x"`
+	MaxInWindowX float64 `json:"max_in_window_x"`
+	OverAdmitted int64   `json:"over_admitted"`
+	GaveUp       int64   `json:"gave_up,omitempty"`
+}
+
+// CeilingRow is a row of summary.cas_ceiling: an algorithm on compare-and-swap at the chosen
+// store latency against the ceiling of one admission per round trip.
+type CeilingRow struct {
+	StoreLatencyMS float64 `json:"store_latency_ms"`
+	CeilingX       float64 `json:"ceiling_x"`  // window/(latency·limit)
+	AdmittedX      float64 `json:"admitted_x"` // admitted rate × limit
+	SharePct       float64 `json:"share_pct"`  // of the ceiling
+	AtCeiling      bool    `json:"at_ceiling"` // SharePct ≥ 90
+	Verdict        string  `json:"verdict"`
+}
+
+// ceilingRow returns the row of a compare-and-swap run of scenario s that admitted x × limit.
+func ceilingRow(s scenario, x float64) CeilingRow {
+	c := casCeiling(s, s.latency)
+	row := CeilingRow{StoreLatencyMS: msOf(int64(s.latency)), CeilingX: c, AdmittedX: x, SharePct: 100 * x / c, AtCeiling: x >= atCeiling*c}
+	row.Verdict = "below the ceiling: the limit binds"
+	if row.AtCeiling {
+		row.Verdict = "at the ceiling: round trips bind, not the limit"
+	}
+	return row
+}
+
+// admittedX returns admitted requests as a rate × limit over elapsed simulated time.
+func admittedX(s scenario, admitted, elapsed int64) float64 {
+	if elapsed <= 0 {
+		return 0
+	}
+	return float64(admitted) / (float64(s.limit) * float64(elapsed) / float64(s.window))
+}
+
+// addLatency puts into u the latency sweep so far (its chart, whole, and
+// summary.latency_sweep) and summary.cas_ceiling: the algorithms on compare-and-swap, or the
+// sweep's algorithm on it at the chosen latency.
+func (sim *simulation) addLatency(u *lab.Update) {
+	s := sim.s
+	elapsed := min(sim.batch.end, int64(s.duration))
+	worlds := sim.worlds[len(sim.names)+len(s.sweep):]
+	ceiling := map[string]CeilingRow{}
+	if s.store == "cas" && s.latency > 0 {
+		for i, name := range sim.names {
+			ceiling[name] = ceilingRow(s, admittedX(s, sim.worlds[i].summary().Admitted, elapsed))
+		}
+	}
+	if len(worlds) > 0 {
+		alg := latencyAlgorithm(s)
+		lines := latencyLines(s)
+		n := len(lines)
+		points := make([]LatencyPoint, 0, len(worlds))
+		x := make([]float64, len(s.latencies))
+		ys := make([][]float64, n)
+		offered := admittedX(s, sim.arrived, elapsed)
+		top := offered
+		for i, l := range s.latencies {
+			x[i] = msOf(int64(l))
+			for j, line := range lines {
+				w := worlds[i*n+j]
+				sum := w.summary()
+				ax := admittedX(s, sum.Admitted, elapsed)
+				points = append(points, LatencyPoint{StoreLatencyMS: x[i], Instances: line.instances, Store: line.store, RunsAs: sum.Store, Algorithm: alg,
+					Admitted: sum.Admitted, AdmittedX: ax, MaxInWindowX: sum.MaxInWindowX, OverAdmitted: sum.OverAdmitted, GaveUp: sum.GaveUp})
+				ys[j] = append(ys[j], ax)
+				top = max(top, ax)
+				if line.store == "cas" && l == s.latency && l > 0 && len(ceiling) == 0 {
+					ceiling[alg] = ceilingRow(s, ax)
+				}
+			}
+		}
+		u.Summary["latency_sweep"] = points
+		for j, line := range lines {
+			label := line.name(s)
+			if st := worlds[j].base().store; st != line.store { // as it runs: get_set or local where the algorithm cannot use the store
+				label = strings.Replace(label, line.store, st, 1)
+			}
+			u.Series = append(u.Series, lab.Series{Name: "latency " + line.name(s), Chart: "latency_admitted", Label: label,
+				XUnit: "ms", YUnit: "× limit", X: x, Y: ys[j]})
+		}
+		ends := []float64{x[0], x[len(x)-1]}
+		u.Series = append(u.Series,
+			lab.Series{Name: "latency limit", Chart: "latency_admitted", Label: "limit", XUnit: "ms", YUnit: "× limit",
+				X: ends, Y: []float64{1, 1}, Tone: lab.Neutral},
+			lab.Series{Name: "latency offered", Chart: "latency_admitted", Label: "offered", XUnit: "ms", YUnit: "× limit",
+				X: ends, Y: []float64{offered, offered}, Tone: lab.Neutral, Style: "dashed"})
+		if cx, cy := ceilingCurve(s, s.latencies[0], s.latencies[len(s.latencies)-1], 1.25*top); len(cx) > 1 {
+			u.Series = append(u.Series, lab.Series{Name: "latency cas ceiling", Chart: "latency_admitted", Label: "cas ceiling",
+				XUnit: "ms", YUnit: "× limit", X: cx, Y: cy, Style: "dashed"})
+		}
+	}
+	if len(ceiling) > 0 {
+		u.Summary["cas_ceiling"] = ceiling
+	}
+}
+
+// ceilingPoints is how many points draw the compare-and-swap ceiling, a hyperbola.
+const ceilingPoints = 64
+
+// ceilingCurve returns points of the compare-and-swap ceiling from latency lo to hi where it
+// is at most cap × limit.
+func ceilingCurve(s scenario, lo, hi time.Duration, cap float64) (x, y []float64) {
+	// The ceiling is cap at latency window/(cap·limit).
+	from := max(lo, time.Duration(math.Ceil(float64(s.window)/(cap*float64(s.limit)))))
+	if from >= hi {
+		return nil, nil
+	}
+	for i := range ceilingPoints {
+		l := from + time.Duration(float64(hi-from)*float64(i)/float64(ceilingPoints-1))
+		x = append(x, msOf(int64(l)))
+		y = append(y, casCeiling(s, l))
+	}
+	return x, y
+}
