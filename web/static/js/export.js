@@ -1,14 +1,36 @@
 // Export, and the one owner of the links to the scenario on show: its data as CSV and JSON
 // (the API's URLs of its canonical query), the JSON link under the controls, the compare view
 // with this scenario as A and B and the embed snippet, all kept up to date as the scenario and
-// the address change; and each chart as a PNG image (its title, legend and panels drawn onto
-// one canvas).
+// the address change; and each chart as a PNG image (its title, the scenario, its legend and
+// panels drawn onto one canvas). The embed snippet's frame is as tall as the embed view of the
+// scenario: the lab page loads that view out of sight and the view reports its height
+// (reportHeight), so no snippet cuts through a chart.
 import { encode } from "./params.js";
+import { paramValue } from "./format.js";
+
+// embedWidth is the embed snippet's frame width (px), at which its height is measured.
+const embedWidth = 800;
+
+// scenarioWords writes a scenario for people: its parameters that differ from the defaults
+// (those its canonical URL names), with their values ("Clients: 50 · Trials: 8"), or "The
+// default scenario".
+export function scenarioWords(spec, values) {
+  const byName = new Map(spec.params.map((p) => [p.name, p]));
+  const parts = [...new URLSearchParams(encode(spec, values)).keys()].map((n) => byName.get(n)).filter(Boolean)
+    .map((p) => `${p.label}: ${paramValue(p, values[p.name])}`);
+  return parts.length ? parts.join(" · ") : "The default scenario";
+}
 
 // wireExport keeps the page's export links on the scenario shown and wires the PNG and embed
 // buttons.
 export function wireExport(state) {
   const name = state.spec.name;
+  if (document.body.classList.contains("embed")) {
+    wireEmbedView(state);
+    return;
+  }
+  let measured = { query: null, height: 0 }; // the embed view's height for a query
+  let measuring = null; // the query being measured
   const update = () => {
     // The address holds the last valid scenario (history.js); fall back to the state's.
     const q = location.pathname.endsWith("/" + name) ? location.search.slice(1) : encode(state.spec, state.scenario);
@@ -19,9 +41,26 @@ export function wireExport(state) {
     const page = `/${name}${query}`;
     setHref("compare-link", `/compare?a=${encodeURIComponent(page)}&b=${encodeURIComponent(page)}`);
     const code = document.getElementById("embed-code");
+    const box = document.getElementById("embed-box");
     if (code) {
-      const snippet = embedSnippet(location.origin, name, query, document.querySelector(".lab-head h1")?.textContent || name);
+      const height = measured.query === query ? measured.height : 0;
+      const snippet = embedSnippet(location.origin, name, query, document.querySelector(".lab-head h1")?.textContent || name, height);
       if (code.value !== snippet) code.value = snippet;
+      code.dataset.measured = height ? query : "";
+      const size = document.getElementById("embed-size");
+      if (size) size.textContent = height ? `The frame is ${embedWidth} × ${height} px: the whole embed view of this scenario.` : "Measuring the embed view’s height…";
+      // Measure the view of the scenario on show while the box is open, newest scenario first.
+      if (box && !box.hidden && !height && measuring !== query) {
+        measuring = query;
+        measureEmbed(`/embed/${name}${query}`).then((h) => {
+          if (measuring === query) measuring = null;
+          measured = { query, height: h };
+          update();
+        }, (err) => {
+          if (measuring === query) measuring = null;
+          if (size) size.textContent = `Could not measure the embed view (${err.message}); the frame is ${embedWidth} × 450 px.`;
+        });
+      }
     }
   };
   state.on("values", update);
@@ -69,11 +108,58 @@ export function wireExport(state) {
   }
 }
 
-// embedSnippet is the iframe that shows the chart-only view of a scenario on another page.
-export function embedSnippet(origin, name, query, title) {
+// embedSnippet is the iframe that shows the chart-only view of a scenario on another page,
+// height px tall (450 until it is measured).
+export function embedSnippet(origin, name, query, title, height) {
   const src = `${origin}/embed/${name}${query}`.replace(/&/g, "&amp;").replace(/"/g, "&quot;");
   const t = String(title).replace(/&/g, "&amp;").replace(/"/g, "&quot;");
-  return `<iframe src="${src}" width="800" height="450" style="border:0" title="${t} · Resilience Playground" loading="lazy"></iframe>`;
+  return `<iframe src="${src}" width="${embedWidth}" height="${height || 450}" style="border:0" title="${t} · Resilience Playground" loading="lazy"></iframe>`;
+}
+
+// measureEmbed loads the embed view at src out of sight, embedWidth wide, and resolves to the
+// height of its content once it has drawn the scenario's final numbers (reportHeight).
+function measureEmbed(src) {
+  return new Promise((resolve, reject) => {
+    const f = document.createElement("iframe");
+    f.src = src;
+    f.title = "Measuring the embed view";
+    f.tabIndex = -1;
+    f.setAttribute("aria-hidden", "true");
+    f.style.cssText = `position:absolute;left:-${4 * embedWidth}px;top:0;width:${embedWidth}px;height:450px;border:0;opacity:0;pointer-events:none`;
+    const done = (fn, v) => { removeEventListener("message", onMessage); clearTimeout(timer); f.remove(); fn(v); };
+    const onMessage = (e) => {
+      if (e.source !== f.contentWindow || e.origin !== location.origin || e.data?.type !== "playground-embed-height" || !e.data.done) return;
+      done(resolve, e.data.height);
+    };
+    // A bound on a hang (a run refused, a lost server), not on speed.
+    const timer = setTimeout(() => done(reject, new Error("no answer in 3 minutes")), 180_000);
+    addEventListener("message", onMessage);
+    document.body.append(f);
+  });
+}
+
+// wireEmbedView keeps the embed view's head on its scenario (in words) and tells the page that
+// frames it how tall its content is: once the scenario's final numbers are drawn (done), and
+// whenever the height changes after that.
+function wireEmbedView(state) {
+  const words = document.getElementById("embed-scenario");
+  const show = () => {
+    const text = scenarioWords(state.spec, state.scenario);
+    if (words && words.textContent !== text) words.textContent = text;
+  };
+  state.on("values", show);
+  show();
+  if (window.parent === window) return;
+  let last = "";
+  const report = () => requestAnimationFrame(() => requestAnimationFrame(() => {
+    const done = state.run.phase === "done" && !state.stale();
+    const height = Math.ceil(document.body.getBoundingClientRect().height);
+    if (`${done}/${height}` === last) return;
+    last = `${done}/${height}`;
+    window.parent.postMessage({ type: "playground-embed-height", height, done }, "*");
+  }));
+  state.on("run", report);
+  new ResizeObserver(report).observe(document.body);
 }
 
 function setHref(id, href) {
