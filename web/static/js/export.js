@@ -7,6 +7,7 @@
 // (reportHeight), so no snippet cuts through a chart.
 import { encode } from "./params.js";
 import { paramValue } from "./format.js";
+import { pictureValues } from "./status.js";
 
 // embedWidth is the embed snippet's frame width (px), at which its height is measured.
 const embedWidth = 800;
@@ -73,7 +74,7 @@ export function wireExport(state) {
     b.addEventListener("click", async () => {
       const section = b.closest(".chart");
       try {
-        const blob = await chartPNG(section);
+        const blob = await chartPNG(section, pngCaption(state));
         download(blob, `${name}-${b.dataset.png}.png`);
       } catch (err) {
         say(`Could not make the image: ${err.message}`);
@@ -162,6 +163,47 @@ function wireEmbedView(state) {
   new ResizeObserver(report).observe(document.body);
 }
 
+// pngCaption is what a chart's PNG says under its title about the scenario it shows (the one
+// drawn, which a drag may not have reached yet): the lab and the parameters that differ from
+// the defaults, then the scenario's address, so that a picture pasted into slides says what it
+// is of and where to see it live.
+export function pngCaption(state) {
+  const spec = state.spec;
+  const values = state.run.picture ? pictureValues(state, state.run.picture) : state.scenario;
+  const q = encode(spec, values);
+  const title = document.querySelector(".lab-head h1")?.textContent.trim() || spec.name;
+  return [`${title} — ${scenarioWords(spec, values)}`, `${location.origin}/${spec.name}${q ? "?" + q : ""}`];
+}
+
+// wrap breaks text into lines no wider than width in the context's font, between words; a
+// word wider than a line (an address) is broken after its last "&" or "," that fits, else
+// after its last character that fits.
+function wrap(g, text, width) {
+  const lines = [];
+  let line = "";
+  const words = [];
+  for (let word of text.split(" ")) {
+    while (g.measureText(word).width > width && word.length > 1) {
+      let n = 1;
+      while (n < word.length && g.measureText(word.slice(0, n + 1)).width <= width) n++;
+      const cut = Math.max(word.lastIndexOf("&", n - 1), word.lastIndexOf(",", n - 1));
+      if (cut > 0) n = cut + 1;
+      words.push(word.slice(0, n));
+      word = word.slice(n);
+    }
+    words.push(word);
+  }
+  for (const word of words) {
+    const next = line ? line + " " + word : word;
+    if (line && g.measureText(next).width > width) {
+      lines.push(line);
+      line = word;
+    } else line = next;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
 function setHref(id, href) {
   const a = document.getElementById(id);
   if (a && a.getAttribute("href") !== href) a.setAttribute("href", href);
@@ -185,9 +227,10 @@ export function download(blob, name) {
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
-// chartPNG draws a chart section (its title, legend and every panel's canvas, with the panel
-// titles of small multiples) onto one canvas in the page's colours and returns it as PNG.
-export function chartPNG(section) {
+// chartPNG draws a chart section (its title, the caption's lines — the scenario, pngCaption —,
+// its legend and every panel's canvas, with the panel titles of small multiples) onto one
+// canvas in the page's colours and returns it as PNG.
+export function chartPNG(section, caption = []) {
   const holders = [...section.querySelectorAll(".plots .plot")].filter((h) => h.querySelector("canvas"));
   if (!holders.length) return Promise.reject(new Error("the chart has nothing drawn yet"));
   const first = holders[0].querySelector("canvas");
@@ -221,11 +264,14 @@ export function chartPNG(section) {
     x += w;
   }
   const titleH = title ? 26 * k : 0;
+  g.font = `${12 * k}px ${font}`;
+  const captionLines = caption.flatMap((text) => wrap(g, text, width - 2 * pad));
+  const captionH = captionLines.length ? captionLines.length * 17 * k + 6 * k : 0;
   const legendH = items.length ? rows.length * 20 * k + 4 * k : 0;
   const panels = holders.map((h) => ({ canvas: h.querySelector("canvas"), title: h.querySelector(".panel-title")?.textContent.trim() || "" }));
   const panelsH = panels.reduce((a, p) => a + p.canvas.height + (p.title ? 18 * k : 0), 0);
   c.width = Math.ceil(width);
-  c.height = Math.ceil(pad + titleH + legendH + panelsH + pad);
+  c.height = Math.ceil(pad + titleH + captionH + legendH + panelsH + pad);
   g.fillStyle = bg;
   g.fillRect(0, 0, c.width, c.height);
   let y = pad;
@@ -235,6 +281,16 @@ export function chartPNG(section) {
     g.font = `bold ${17 * k}px ${font}`;
     g.fillText(title, pad, y);
     y += titleH;
+  }
+  if (captionLines.length) {
+    const muted = css.getPropertyValue("--muted").trim() || fg;
+    g.fillStyle = muted;
+    g.font = `${12 * k}px ${font}`;
+    for (const line of captionLines) {
+      g.fillText(line, pad, y);
+      y += 17 * k;
+    }
+    y += 6 * k;
   }
   g.font = `${13 * k}px ${font}`;
   for (const row of rows) {
