@@ -93,5 +93,16 @@ export function fitTables() {
     sec.querySelector(".more-columns-go")?.addEventListener("click", () => box.scrollBy(box.clientWidth * 0.8, 0));
   }
   const pinned = document.querySelector(".headline > .pinned");
-  if (pinned) observer.observe(pinned);
+  if (pinned) {
+    observer.observe(pinned);
+    // On a phone the first headline chart stays pinned at the top while the page scrolls, but
+    // only while it takes at most half the screen: a taller one (the rate limiter's eight
+    // panels) would cover the tables and their cues below it, so it scrolls with the page.
+    const unpin = () => {
+      const tall = pinned.offsetHeight > innerHeight / 2;
+      if (pinned.classList.contains("unpinned") !== tall) pinned.classList.toggle("unpinned", tall);
+    };
+    new ResizeObserver(unpin).observe(pinned);
+    addEventListener("resize", unpin);
+  }
 }
