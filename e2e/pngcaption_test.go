@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"image/png"
 	"path/filepath"
 	"strings"
@@ -18,11 +19,10 @@ const recordExportText = `(() => { window.__exported = []; const fill = CanvasRe
 		if (!this.canvas.isConnected) window.__exported.push(String(text));
 		return fill.call(this, text, ...rest); }; })()`
 
-// TestExportPNGNamesScenario downloads a chart's PNG after moving a slider: the image draws,
-// under the chart's title, the lab and every parameter that differs from the defaults, in
-// words, and the scenario's address, so that a picture pasted into slides says what it shows.
-func TestExportPNGNamesScenario(t *testing.T) {
-	srv := MustOpenServer(t)
+// openDownloadTab opens a lab page at url in a tab whose downloads land in the returned
+// directory, and waits until it has drawn.
+func openDownloadTab(t *testing.T, url string) (context.Context, string) {
+	t.Helper()
 	ctx := MustOpenTab(t)
 	dir := t.TempDir()
 	if _, err := chromedp.CallBrowser(ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
@@ -30,8 +30,17 @@ func TestExportPNGNamesScenario(t *testing.T) {
 		t.Fatalf("set download behaviour: %v", err)
 	}
 	hookTab(t, ctx)
-	openLab(t, ctx, srv.URL+exportURL)
+	openLab(t, ctx, url)
 	waitDrawn(t, ctx)
+	return ctx, dir
+}
+
+// TestExportPNGNamesScenario downloads a chart's PNG after moving a slider: the image draws,
+// under the chart's title, the lab and every parameter that differs from the defaults, in
+// words, and the scenario's address, so that a picture pasted into slides says what it shows.
+func TestExportPNGNamesScenario(t *testing.T) {
+	srv := MustOpenServer(t)
+	ctx, dir := openDownloadTab(t, srv.URL+exportURL)
 	prev := lastSent(t, ctx)
 	moveSlider(t, ctx, "clients", 50, true)
 	waitSettled(t, ctx, prev)
