@@ -4,6 +4,7 @@ import (
 	"html"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,6 +38,30 @@ func TestEmbedFits(t *testing.T) {
 	}
 	if size := eval[string](t, ctx, `document.getElementById("embed-size").textContent`); size != "The frame is 800 × "+m[3]+" px: the whole embed view of this scenario." {
 		t.Errorf("the box says %q", size)
+	}
+
+	// A new scenario is measured anew, one view at a time, and the view is gone once measured.
+	for _, pos := range []float64{40, 45} {
+		prev := lastSent(t, ctx)
+		moveSlider(t, ctx, "clients", pos, true)
+		waitSettled(t, ctx, prev)
+		if n := eval[int](t, ctx, `document.querySelectorAll("iframe").length`); n > 1 {
+			t.Errorf("%d embed views load at once while measuring", n)
+		}
+	}
+	waitFor(t, ctx, `(() => { const c = document.getElementById("embed-code"); return c.dataset.measured === location.search && location.search.includes("clients=45"); })()`)
+	if n := eval[int](t, ctx, `document.querySelectorAll("iframe").length`); n != 0 {
+		t.Errorf("%d embed views left on the page after measuring", n)
+	}
+	if again := eval[string](t, ctx, `document.getElementById("embed-code").value`); !strings.Contains(again, "clients=45") || !strings.Contains(again, `height="`) {
+		t.Errorf("after two moves the snippet is %q", again)
+	}
+	prev := lastSent(t, ctx)
+	moveSlider(t, ctx, "clients", 30, true)
+	waitSettled(t, ctx, prev)
+	waitFor(t, ctx, `(() => { const c = document.getElementById("embed-code"); return c.dataset.measured === location.search; })()`)
+	if back := eval[string](t, ctx, `document.getElementById("embed-code").value`); back != snippet {
+		t.Errorf("back at the first scenario, the snippet is %q, was %q", back, snippet)
 	}
 
 	// Frame the snippet in a page of the same site, as a blog post would. The front page's

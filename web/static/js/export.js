@@ -4,7 +4,7 @@
 // the address change; and each chart as a PNG image (its title, the scenario, its legend and
 // panels drawn onto one canvas). The embed snippet's frame is as tall as the embed view of the
 // scenario: the lab page loads that view out of sight and the view reports its height
-// (reportHeight), so no snippet cuts through a chart.
+// (wireEmbedView), so no snippet cuts through a chart.
 import { encode } from "./params.js";
 import { paramValue } from "./format.js";
 import { pictureValues } from "./status.js";
@@ -31,7 +31,7 @@ export function wireExport(state) {
     return;
   }
   let measured = { query: null, height: 0 }; // the embed view's height for a query
-  let measuring = null; // the query being measured
+  let measuring = null; // {query, cancel}: the one measurement under way
   const update = () => {
     // The address holds the last valid scenario (history.js); fall back to the state's.
     const q = location.pathname.endsWith("/" + name) ? location.search.slice(1) : encode(state.spec, state.scenario);
@@ -51,14 +51,18 @@ export function wireExport(state) {
       const size = document.getElementById("embed-size");
       if (size) size.textContent = height ? `The frame is ${embedWidth} × ${height} px: the whole embed view of this scenario.` : "Measuring the embed view’s height…";
       // Measure the view of the scenario on show while the box is open, newest scenario first.
-      if (box && !box.hidden && !height && measuring !== query) {
-        measuring = query;
-        measureEmbed(`/embed/${name}${query}`).then((h) => {
-          if (measuring === query) measuring = null;
+      // A newer scenario cancels the measurement of an older one (a drag loads one view at a time).
+      if (box && !box.hidden && !height && measuring?.query !== query) {
+        measuring?.cancel();
+        const m = measureEmbed(`/embed/${name}${query}`);
+        measuring = { query, cancel: m.cancel };
+        m.height.then((h) => {
+          measuring = null;
           measured = { query, height: h };
           update();
         }, (err) => {
-          if (measuring === query) measuring = null;
+          if (measuring?.query !== query) return; // cancelled
+          measuring = null;
           if (size) size.textContent = `Could not measure the embed view (${err.message}); the frame is ${embedWidth} × 450 px.`;
         });
       }
@@ -117,10 +121,12 @@ export function embedSnippet(origin, name, query, title, height) {
   return `<iframe src="${src}" width="${embedWidth}" height="${height || 450}" style="border:0" title="${t} · Resilience Playground" loading="lazy"></iframe>`;
 }
 
-// measureEmbed loads the embed view at src out of sight, embedWidth wide, and resolves to the
-// height of its content once it has drawn the scenario's final numbers (reportHeight).
+// measureEmbed loads the embed view at src out of sight, embedWidth wide: height resolves to
+// the height of its content once it has drawn the scenario's final numbers (wireEmbedView);
+// cancel removes the view and rejects height.
 function measureEmbed(src) {
-  return new Promise((resolve, reject) => {
+  let cancel = () => {};
+  const height = new Promise((resolve, reject) => {
     const f = document.createElement("iframe");
     f.src = src;
     f.title = "Measuring the embed view";
@@ -134,14 +140,21 @@ function measureEmbed(src) {
     };
     // A bound on a hang (a run refused, a lost server), not on speed.
     const timer = setTimeout(() => done(reject, new Error("no answer in 3 minutes")), 180_000);
+    cancel = () => done(reject, new Error("cancelled"));
     addEventListener("message", onMessage);
     document.body.append(f);
   });
+  return { height, cancel };
 }
 
+// settledFrames is how many animation frames in a row the embed view's height must keep before
+// the view reports it: the last charts and tables take their size a frame or two after the
+// run's final numbers arrive.
+const settledFrames = 5;
+
 // wireEmbedView keeps the embed view's head on its scenario (in words) and tells the page that
-// frames it how tall its content is: once the scenario's final numbers are drawn (done), and
-// whenever the height changes after that.
+// frames it how tall its content is, once the height has settled: with done set once the
+// scenario's final numbers are drawn, and again whenever the height changes after that.
 function wireEmbedView(state) {
   const words = document.getElementById("embed-scenario");
   const show = () => {
@@ -151,14 +164,23 @@ function wireEmbedView(state) {
   state.on("values", show);
   show();
   if (window.parent === window) return;
-  let last = "";
-  const report = () => requestAnimationFrame(() => requestAnimationFrame(() => {
+  let last = "", watching = false;
+  const watch = (prev, same) => requestAnimationFrame(() => {
     const done = state.run.phase === "done" && !state.stale();
     const height = Math.ceil(document.body.getBoundingClientRect().height);
-    if (`${done}/${height}` === last) return;
-    last = `${done}/${height}`;
+    const now = `${done}/${height}`;
+    if (now !== prev) return watch(now, 0);
+    if (same + 1 < settledFrames) return watch(now, same + 1);
+    watching = false;
+    if (now === last) return;
+    last = now;
     window.parent.postMessage({ type: "playground-embed-height", height, done }, "*");
-  }));
+  });
+  const report = () => {
+    if (watching) return;
+    watching = true;
+    watch("", 0);
+  };
   state.on("run", report);
   new ResizeObserver(report).observe(document.body);
 }
