@@ -13,7 +13,7 @@ import (
 // (web.Palette.Dark, RefDark) for a reader whose system is dark, as the lab page does.
 func TestPreviewDark(t *testing.T) {
 	l := &lab.Lab{Name: "p", Title: "P",
-		Params: param.Set{{Name: "algos", Label: "Algorithms", Kind: param.EnumList, Default: "a,b", Options: []string{"a", "b"}}},
+		Params: param.Set{{Name: "algos", Label: "Algorithms", Kind: param.EnumList, Default: "a,b", Options: []string{"a", "b"}, OptionLabels: []string{"A", "B"}}},
 		View:   lab.View{Key: "algos", Charts: []lab.Chart{{ID: "c", Title: "C"}}},
 	}
 	res := &lab.Result{URL: "/p", Series: []lab.Series{

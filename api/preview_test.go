@@ -17,7 +17,7 @@ import (
 func TestPreviewPalette(t *testing.T) {
 	l := &lab.Lab{Name: "p", Title: "P",
 		Params: param.Set{
-			{Name: "algos", Label: "Algorithms", Kind: param.EnumList, Default: "a,b", Options: []string{"a", "b", "c"}},
+			{Name: "algos", Label: "Algorithms", Kind: param.EnumList, Default: "a,b", Options: []string{"a", "b", "c"}, OptionLabels: []string{"A", "B", "C"}},
 			{Name: "n", Label: "N", Kind: param.Int, Default: "7", Min: 1, Max: 10, Step: 1},
 		},
 		View: lab.View{Key: "algos", Charts: []lab.Chart{{ID: "c", Title: "At N = {n}"}}},

@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 )
 
@@ -96,15 +95,7 @@ func TestExportLinksMatchAPI(t *testing.T) {
 // has a size, and is not all one colour.
 func TestExportPNG(t *testing.T) {
 	srv := MustOpenServer(t)
-	ctx := MustOpenTab(t)
-	dir := t.TempDir()
-	if _, err := chromedp.CallBrowser(ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
-		Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllow, DownloadPath: dir}); err != nil {
-		t.Fatalf("set download behaviour: %v", err)
-	}
-	hookTab(t, ctx)
-	openLab(t, ctx, srv.URL+exportURL)
-	waitDrawn(t, ctx)
+	ctx, dir := openDownloadTab(t, srv.URL+exportURL)
 	ids := eval[[]string](t, ctx, `[...document.querySelectorAll("button.png")].map((b) => b.dataset.png)`)
 	if len(ids) == 0 {
 		t.Fatal("no PNG buttons on the page")

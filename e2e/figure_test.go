@@ -312,7 +312,7 @@ func TestSmallMultiplesSteady(t *testing.T) {
 		for (const th of document.querySelectorAll("#table-summary tbody th")) out.Swatch[th.textContent] = th.querySelector(".swatch").style.borderTopColor;
 		return out; })()`
 	before := eval[panels](t, ctx, read)
-	if want := []string{"none", "exponential", "full"}; !slices.Equal(before.Titles, want) {
+	if want := []string{"No backoff", "Exponential", "Full jitter"}; !slices.Equal(before.Titles, want) {
 		t.Errorf("panels = %q, want the declared order %q", before.Titles, want)
 	}
 	prev := lastSent(t, ctx)
@@ -320,7 +320,7 @@ func TestSmallMultiplesSteady(t *testing.T) {
 	waitSettled(t, ctx, prev)
 	waitDrawn(t, ctx)
 	after := eval[panels](t, ctx, read)
-	if want := []string{"none", "constant", "exponential", "full"}; !slices.Equal(after.Titles, want) {
+	if want := []string{"No backoff", "Constant", "Exponential", "Full jitter"}; !slices.Equal(after.Titles, want) {
 		t.Errorf("panels after switching constant on = %q, want %q", after.Titles, want)
 	}
 	for i := range after.XMin {
@@ -649,7 +649,7 @@ func TestReadout(t *testing.T) {
 	text := eval[string](t, ctx, `(() => { const [, p] = [...window.__playground.charts.plots].find(([k]) => k.startsWith("work\u0000"));
 		p.u.setCursor({ left: p.u.valToPos(100, "x"), top: 20 });
 		const tip = p.holder.querySelector(".readout"); return tip && !tip.hidden ? tip.innerText : ""; })()`)
-	for _, want := range []string{"clients 100", "none", "full"} {
+	for _, want := range []string{"clients 100", "No backoff", "Full jitter"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("readout %q lacks %q", text, want)
 		}

@@ -87,7 +87,7 @@ func TestTourShowsWhatItChanges(t *testing.T) {
 	if !slices.Equal(v.Moved, []string{"store"}) || !v.Open || !v.Visible {
 		t.Errorf("step 2: marked %q, group open %v, store visible %v; want store alone marked, in its opened group", v.Moved, v.Open, v.Visible)
 	}
-	if v.Says != "This step changes Store: racy." {
+	if v.Says != "This step changes Store: Racy read-then-write." {
 		t.Errorf("the panel says %q, want it to name the store", v.Says)
 	}
 }

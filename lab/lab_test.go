@@ -545,7 +545,7 @@ func testLab(name string) *lab.Lab {
 		Params: param.Set{
 			{Name: "n", Kind: param.Int, Default: "10", Min: 1, Max: 1e9},
 			{Name: "m", Kind: param.Int, Default: "3", Min: 0, Max: 100},
-			{Name: "mode", Kind: param.Enum, Default: "a", Options: []string{"a", "b c"}},
+			{Name: "mode", Kind: param.Enum, Default: "a", Options: []string{"a", "b c"}, OptionLabels: []string{"A", "B C"}},
 		},
 		Cost:       func(v param.Values) int64 { return v.Int("n") * v.Int("m") },
 		CostParams: []string{"n", "m"},

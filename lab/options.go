@@ -1,10 +1,13 @@
 package lab
 
-// Option is one choice of a lab's enum parameter: its name, as URLs write it, paired with
-// what makes it (a strategy's policy, a policy's picker, an algorithm's simulation).
+// Option is one choice of a lab's enum parameter: its name, as URLs write it, what people read
+// for it (its label, shown wherever the page names the choice), and what makes it (a
+// strategy's policy, a policy's picker, an algorithm's simulation; struct{} for a choice that
+// a lab reads by name).
 type Option[C any] struct {
-	Name string
-	New  C
+	Name  string // in URLs, JSON and CSV: fixed_window
+	Label string // on the page: Fixed window
+	New   C
 }
 
 // Options is a lab's table of the choices of one parameter, in canonical order: the one place
@@ -20,6 +23,15 @@ func (o Options[C]) Names() []string {
 		names[i] = opt.Name
 	}
 	return names
+}
+
+// Labels returns the choices' labels, in order: a param.Spec's OptionLabels.
+func (o Options[C]) Labels() []string {
+	labels := make([]string, len(o))
+	for i, opt := range o {
+		labels[i] = opt.Label
+	}
+	return labels
 }
 
 // Make returns the constructor of the named choice. It panics if there is none: names come

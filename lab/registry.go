@@ -1,6 +1,11 @@
 package lab
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/resilience-playground/playground/param"
+)
 
 // Registry is the ordered set of labs a server offers.
 type Registry struct {
@@ -9,7 +14,7 @@ type Registry struct {
 
 // NewRegistry returns a registry of labs in the given order. It panics on a duplicate name, a
 // lab whose parameter defaults are invalid or break its rules across parameters, a view that
-// names what does not exist ([View.Check]), or a tour step that is not a valid scenario, which
+// names what does not exist ([View.Check]), an option without a label ([Lab.CheckLabels]), or a tour step that is not a valid scenario, which
 // are programming errors.
 func NewRegistry(labs ...*Lab) *Registry {
 	r := &Registry{}
@@ -24,6 +29,9 @@ func NewRegistry(labs ...*Lab) *Registry {
 			panic(fmt.Sprintf("lab %s: view: %v", l.Name, err))
 		}
 		if err := l.CheckTours(); err != nil {
+			panic(err.Error())
+		}
+		if err := l.CheckLabels(); err != nil {
 			panic(err.Error())
 		}
 		r.labs = append(r.labs, l)
@@ -43,3 +51,29 @@ func (r *Registry) Lookup(name string) (*Lab, bool) {
 
 // All returns the labs in order.
 func (r *Registry) All() []*Lab { return r.labs }
+
+// CheckLabels reports the first choice of an enum parameter that has no label of its own: each
+// of a parameter's Options needs an OptionLabel, non-empty and distinct from the parameter's
+// other labels, so that the page never shows a name such as fixed_window where people read.
+func (l *Lab) CheckLabels() error {
+	for _, sp := range l.Params {
+		if sp.Kind != param.Enum && sp.Kind != param.EnumList {
+			continue
+		}
+		if len(sp.OptionLabels) != len(sp.Options) {
+			return fmt.Errorf("lab %s: %s has %d options and %d labels", l.Name, sp.Name, len(sp.Options), len(sp.OptionLabels))
+		}
+		seen := map[string]string{}
+		for i, label := range sp.OptionLabels {
+			o := sp.Options[i]
+			if strings.TrimSpace(label) == "" {
+				return fmt.Errorf("lab %s: %s=%s has no label", l.Name, sp.Name, o)
+			}
+			if other, ok := seen[label]; ok {
+				return fmt.Errorf("lab %s: %s=%s and %s=%s share the label %q", l.Name, sp.Name, other, sp.Name, o, label)
+			}
+			seen[label] = o
+		}
+	}
+	return nil
+}

@@ -68,6 +68,19 @@ type Spec struct {
 	// Presentation on the page (the parser ignores them).
 	Group   string `json:"group,omitempty"`   // "" for the main controls, or the name of a folded group such as "Advanced"
 	Applies *When  `json:"applies,omitempty"` // shown only when this holds
+
+	// OptionLabels are what people read for Options, in the same order ("Fixed window" for
+	// fixed_window): controls, legends, table rows and titles show them; URLs, JSON and CSV
+	// keep the names. A lab declares each beside its option (lab.Options.Labels).
+	OptionLabels []string `json:"option_labels,omitempty"`
+}
+
+// OptionLabel returns what people read for option o: its label, or o itself if it has none.
+func (sp Spec) OptionLabel(o string) string {
+	if i := slices.Index(sp.Options, o); i >= 0 && i < len(sp.OptionLabels) && sp.OptionLabels[i] != "" {
+		return sp.OptionLabels[i]
+	}
+	return o
 }
 
 // When is a condition on another parameter: Param (an Enum, EnumList or Bool) has, or for a

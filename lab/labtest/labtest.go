@@ -33,7 +33,7 @@ var Params = param.Set{
 	{Name: "hold", Label: "Hold", Kind: param.Bool, Default: "false", Help: "Wait for cancellation after the first update."},
 	{Name: "linger", Label: "Linger", Kind: param.Duration, Default: "0s", Min: 0, Max: 60000, Step: 1, Unit: "ms", Help: "Wall time a cancelled run takes to stop."},
 	{Name: "picture", Label: "Picture", Kind: param.Int, Default: "0", Min: 0, Max: 1000, Step: 1, Help: "First update that is a complete picture."},
-	{Name: "panic", Label: "Panic", Kind: param.Enum, Default: "none", Options: []string{"none", "cost", "run"}, Help: "Where to panic."},
+	{Name: "panic", Label: "Panic", Kind: param.Enum, Default: "none", Options: []string{"none", "cost", "run"}, OptionLabels: []string{"None", "In Cost", "In Run"}, Help: "Where to panic."},
 }
 
 // Gated is a lab whose runs advance one update per step of a gate the test controls, one gate

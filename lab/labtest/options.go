@@ -23,6 +23,9 @@ func CheckOptions[C any](t *testing.T, l *lab.Lab, name string, table lab.Option
 	if !slices.Equal(sp.Options, table.Names()) {
 		t.Errorf("%s: %s offers %v; its table has %v", l.Name, name, sp.Options, table.Names())
 	}
+	if !slices.Equal(sp.OptionLabels, table.Labels()) {
+		t.Errorf("%s: %s shows the labels %q; its table has %q", l.Name, name, sp.OptionLabels, table.Labels())
+	}
 	for _, opt := range table {
 		if v := reflect.ValueOf(opt.New); !v.IsValid() || v.Kind() == reflect.Func && v.IsNil() {
 			t.Errorf("%s: %s=%s has no constructor", l.Name, name, opt.Name)

@@ -12,19 +12,19 @@ import (
 // strategyOptions are the retry policies the lab compares, in canonical order, each with the
 // policy it makes from the scenario's base, cap and multiplier.
 var strategyOptions = lab.Options[func(base, cap time.Duration, multiplier float64) backoff.Policy]{
-	{Name: "none", New: func(_, _ time.Duration, _ float64) backoff.Policy { return backoff.None{} }},
-	{Name: "constant", New: func(base, _ time.Duration, _ float64) backoff.Policy { return backoff.Constant{Delay: base} }},
-	{Name: "linear", New: func(base, cap time.Duration, _ float64) backoff.Policy { return backoff.Linear{Base: base, Cap: cap} }},
-	{Name: "exponential", New: func(base, cap time.Duration, m float64) backoff.Policy {
+	{Name: "none", Label: "No backoff", New: func(_, _ time.Duration, _ float64) backoff.Policy { return backoff.None{} }},
+	{Name: "constant", Label: "Constant", New: func(base, _ time.Duration, _ float64) backoff.Policy { return backoff.Constant{Delay: base} }},
+	{Name: "linear", Label: "Linear", New: func(base, cap time.Duration, _ float64) backoff.Policy { return backoff.Linear{Base: base, Cap: cap} }},
+	{Name: "exponential", Label: "Exponential", New: func(base, cap time.Duration, m float64) backoff.Policy {
 		return backoff.Exponential{Base: base, Cap: cap, Multiplier: m}
 	}},
-	{Name: "full", New: func(base, cap time.Duration, m float64) backoff.Policy {
+	{Name: "full", Label: "Full jitter", New: func(base, cap time.Duration, m float64) backoff.Policy {
 		return backoff.FullJitter{Base: base, Cap: cap, Multiplier: m}
 	}},
-	{Name: "equal", New: func(base, cap time.Duration, m float64) backoff.Policy {
+	{Name: "equal", Label: "Equal jitter", New: func(base, cap time.Duration, m float64) backoff.Policy {
 		return backoff.EqualJitter{Base: base, Cap: cap, Multiplier: m}
 	}},
-	{Name: "decorrelated", New: func(base, cap time.Duration, _ float64) backoff.Policy {
+	{Name: "decorrelated", Label: "Decorrelated jitter", New: func(base, cap time.Duration, _ float64) backoff.Policy {
 		return backoff.Decorrelated{Base: base, Cap: cap}
 	}},
 }
@@ -37,7 +37,7 @@ const baseline = "exponential"
 
 // Params declares the lab's parameters.
 var Params = param.Set{
-	{Name: "strategies", Label: "Strategies", Kind: param.EnumList, Options: Strategies,
+	{Name: "strategies", Label: "Strategies", Kind: param.EnumList, Options: Strategies, OptionLabels: strategyOptions.Labels(),
 		Default: "none,exponential,full,equal,decorrelated",
 		Help:    "Retry policies to compare; each sees the same network in every trial."},
 	{Name: "clients", Label: "Clients", Kind: param.Int, Default: "100", Min: 1, Max: 1000, Step: 1,

@@ -15,23 +15,23 @@ import (
 // subsettingOptions are the subsetting algorithms, in canonical order, each with the
 // algorithm it makes for a seed.
 var subsettingOptions = lab.Options[func(seed uint64) subset.Algorithm]{
-	{Name: "random", New: func(seed uint64) subset.Algorithm { return &subset.Random{Seed: seed} }},
-	{Name: "deterministic", New: func(seed uint64) subset.Algorithm { return &subset.Deterministic{Seed: seed} }},
-	{Name: "rendezvous", New: func(seed uint64) subset.Algorithm { return subset.Rendezvous{Seed: seed} }},
-	{Name: "aperture", New: func(uint64) subset.Algorithm { return subset.Aperture{} }},
+	{Name: "random", Label: "Random", New: func(seed uint64) subset.Algorithm { return &subset.Random{Seed: seed} }},
+	{Name: "deterministic", Label: "Deterministic", New: func(seed uint64) subset.Algorithm { return &subset.Deterministic{Seed: seed} }},
+	{Name: "rendezvous", Label: "Rendezvous hashing", New: func(seed uint64) subset.Algorithm { return subset.Rendezvous{Seed: seed} }},
+	{Name: "aperture", Label: "Aperture", New: func(uint64) subset.Algorithm { return subset.Aperture{} }},
 }
 
 // policyOptions are the load-balancing policies the lab compares, in canonical order, each
 // with the picker it makes for a client (whether least-loaded policies count recent errors as
 // active requests, and the client's stream of random choices).
 var policyOptions = lab.Options[func(countErrors bool, src *engine.Source) balance.Picker]{
-	{Name: "round_robin", New: func(bool, *engine.Source) balance.Picker { return &balance.RoundRobin{} }},
-	{Name: "least_loaded", New: func(countErrors bool, _ *engine.Source) balance.Picker {
+	{Name: "round_robin", Label: "Round robin", New: func(bool, *engine.Source) balance.Picker { return &balance.RoundRobin{} }},
+	{Name: "least_loaded", Label: "Least loaded", New: func(countErrors bool, _ *engine.Source) balance.Picker {
 		return &balance.LeastLoaded{CountErrors: countErrors}
 	}},
-	{Name: "weighted", New: func(bool, *engine.Source) balance.Picker { return &balance.Weighted{ErrorPenalty: errorPenalty} }},
-	{Name: "random", New: func(_ bool, src *engine.Source) balance.Picker { return &balance.Random{Src: src} }},
-	{Name: "p2c", New: func(countErrors bool, src *engine.Source) balance.Picker {
+	{Name: "weighted", Label: "Weighted round robin", New: func(bool, *engine.Source) balance.Picker { return &balance.Weighted{ErrorPenalty: errorPenalty} }},
+	{Name: "random", Label: "Random", New: func(_ bool, src *engine.Source) balance.Picker { return &balance.Random{Src: src} }},
+	{Name: "p2c", Label: "Power of two choices", New: func(countErrors bool, src *engine.Source) balance.Picker {
 		return &balance.TwoChoices{Src: src, CountErrors: countErrors}
 	}},
 }
@@ -42,8 +42,11 @@ var subsettingNames = subsettingOptions.Names()
 // policyNames are the load-balancing policies the lab compares, in canonical order.
 var policyNames = policyOptions.Names()
 
-// eventNames are what can happen to some backends a third of the way through a run.
-var eventNames = []string{"none", "lame_duck", "abrupt_stop"}
+// eventOptions are what can happen to some backends a third of the way through a run.
+var eventOptions = lab.Options[struct{}]{{Name: "none", Label: "None"}, {Name: "lame_duck", Label: "Lame duck"}, {Name: "abrupt_stop", Label: "Abrupt stop"}}
+
+// eventNames are the events' names.
+var eventNames = eventOptions.Names()
 
 var whenEvent = &param.When{Param: "event", Values: []string{"lame_duck", "abrupt_stop"}}
 
@@ -55,11 +58,11 @@ var params = param.Set{
 		Help: "Backend tasks of the service."},
 	{Name: "subset", Label: "Subset size", Kind: param.Int, Default: "30", Min: 1, Max: 1000, Step: 1,
 		Help: "Backends each client connects to: at most the number of backends."},
-	{Name: "subsetting", Label: "Subsetting", Kind: param.Enum, Options: subsettingNames, Default: "random",
+	{Name: "subsetting", Label: "Subsetting", Kind: param.Enum, Options: subsettingNames, OptionLabels: subsettingOptions.Labels(), Default: "random",
 		Help: "How each client chooses its subset: random shuffle, the chapter's deterministic subsetting, rendezvous hashing (gRPC) or a deterministic aperture (Finagle). " +
 			"Deterministic is the chapter's code when the subset size divides the backends; otherwise it keeps the chapter's promise of counts within one, " +
 			"which its printed code breaks (300 clients, 300 backends, subsets of 7: the code gives 4 to 8 connections per backend, this lab exactly 7)."},
-	{Name: "policy", Label: "Policies", Kind: param.EnumList, Options: policyNames, Default: "round_robin,least_loaded,weighted",
+	{Name: "policy", Label: "Policies", Kind: param.EnumList, Options: policyNames, OptionLabels: policyOptions.Labels(), Default: "round_robin,least_loaded,weighted",
 		Help: "Load-balancing policies to compare; each sees the same subsets, machines and requests."},
 	{Name: "cost_spread", Label: "Query cost spread", Kind: param.Float, Default: "100", Min: 1, Max: 1000, Step: 1, Unit: "×", Log: true,
 		Help: "Most expensive query / cheapest (log-uniform between them, mean 0.4 s of CPU); the chapter saw 1000×."},
@@ -75,7 +78,7 @@ var params = param.Set{
 		Help: "Active requests on one connection above which the client stops sending to that backend."},
 	{Name: "client_spread", Group: "Advanced", Label: "Client rate spread", Kind: param.Float, Default: "1", Min: 1, Max: 100, Step: 0.1, Unit: "×", Log: true,
 		Help: "Busiest client's rate / quietest's (log-uniform, same mean)."},
-	{Name: "event", Label: "Event", Kind: param.Enum, Options: eventNames, Default: "none",
+	{Name: "event", Label: "Event", Kind: param.Enum, Options: eventNames, OptionLabels: eventOptions.Labels(), Default: "none",
 		Help: "A third of the way through, some backends stop: after a lame-duck period (10 s) or abruptly. They restart 10 s later and warm up at half speed for 30 s."},
 	{Name: "event_share", Label: "Backends stopped", Kind: param.Float, Default: "0.1", Min: 0.01, Max: 0.5, Step: 0.01, Applies: whenEvent,
 		Help: "Share of the backends the event stops."},

@@ -13,14 +13,32 @@ import (
 // Algorithms are the algorithms the lab compares, in canonical order (algorithmOptions).
 var Algorithms = algorithmOptions.Names()
 
+// trafficOptions are the traffic shapes; the lab reads them by name.
+var trafficOptions = lab.Options[struct{}]{
+	{Name: "poisson", Label: "Poisson"}, {Name: "bursty", Label: "Bursty (on/off)"},
+	{Name: "boundary", Label: "At window boundaries"}, {Name: "ramp", Label: "Ramp"},
+}
+
+// storeOptions are the store semantics of the distributed mode.
+var storeOptions = lab.Options[struct{}]{
+	{Name: "local", Label: "Local counters"}, {Name: "atomic", Label: "Atomic script (Redis + Lua)"},
+	{Name: "incr", Label: "Increment only (Memcached)"}, {Name: "racy", Label: "Racy read-then-write"},
+	{Name: "cas", Label: "Compare-and-swap"}, {Name: "async", Label: "Async propagation (Kafka)"},
+}
+
+// balancerOptions are the load balancers in front of the instances.
+var balancerOptions = lab.Options[struct{}]{
+	{Name: "round_robin", Label: "Round robin"}, {Name: "random", Label: "Random"}, {Name: "sticky", Label: "Sticky sessions"},
+}
+
 // Traffics are the traffic shapes.
-var Traffics = []string{"poisson", "bursty", "boundary", "ramp"}
+var Traffics = trafficOptions.Names()
 
 // Stores are the store semantics of the distributed mode.
-var Stores = []string{"local", "atomic", "incr", "racy", "cas", "async"}
+var Stores = storeOptions.Names()
 
 // Balancers are the load balancers in front of the instances.
-var Balancers = []string{"round_robin", "random", "sticky"}
+var Balancers = balancerOptions.Names()
 
 var bucketFamily = []string{"token_bucket", "leaky_queue", "leaky_meter", "gcra"}
 
@@ -29,7 +47,7 @@ var two = 2.0
 
 // Params declares the lab's parameters.
 var Params = param.Set{
-	{Name: "algorithms", Label: "Algorithms", Kind: param.EnumList, Options: Algorithms,
+	{Name: "algorithms", Label: "Algorithms", Kind: param.EnumList, Options: Algorithms, OptionLabels: algorithmOptions.Labels(),
 		Default: "fixed_window,sliding_log,sliding_window,subwindows,token_bucket,leaky_queue,leaky_meter,gcra",
 		Help:    "Rate limiters to compare; each sees the same requests."},
 	{Name: "limit", Label: "Limit", Kind: param.Int, Default: "1000", Min: 1, Max: 100000, Step: 1, Log: true, Unit: "requests",
@@ -45,7 +63,7 @@ var Params = param.Set{
 	{Name: "leak", Group: "Algorithms", Label: "Leak rate", Kind: param.Float, Default: "1", Min: 0.1, Max: 10, Step: 0.05, Unit: "× limit",
 		Applies: &param.When{Param: "algorithms", Values: []string{"leaky_queue", "leaky_meter"}},
 		Help:    "How fast the leaky buckets drain, relative to limit per window."},
-	{Name: "traffic", Label: "Traffic", Kind: param.Enum, Options: Traffics, Default: "poisson",
+	{Name: "traffic", Label: "Traffic", Kind: param.Enum, Options: Traffics, OptionLabels: trafficOptions.Labels(), Default: "poisson",
 		Help: "Poisson arrivals, on/off bursts across window boundaries, a full limit just before and just after boundaries, or a ramp from 0 to twice the load."},
 	{Name: "load", Label: "Offered load", Kind: param.Float, Default: "1.1", Min: 0.1, Max: 10, Step: 0.05, Unit: "× limit",
 		Help: "Mean arrival rate relative to the limit (boundary traffic: each burst's size relative to the limit)."},
@@ -53,9 +71,9 @@ var Params = param.Set{
 		Help: "Simulated time (up to a week: the work budget decides how long at a given rate)."},
 	{Name: "instances", Group: "Distributed", Label: "Instances", Kind: param.Int, Default: "1", Min: 1, Max: 64, Step: 1,
 		Help: "API instances behind the load balancer, sharing the client's state through the store (with the sticky balancer: 1, and a second at the scale-out)."},
-	{Name: "balancer", Group: "Distributed", Label: "Balancer", Kind: param.Enum, Options: Balancers, Default: "round_robin",
+	{Name: "balancer", Group: "Distributed", Label: "Balancer", Kind: param.Enum, Options: Balancers, OptionLabels: balancerOptions.Labels(), Default: "round_robin",
 		Help: "How requests reach instances; sticky pins the client to one instance and moves it to a new one halfway (a scale-out)."},
-	{Name: "store", Group: "Distributed", Label: "Store", Kind: param.Enum, Options: Stores, Default: "atomic",
+	{Name: "store", Group: "Distributed", Label: "Store", Kind: param.Enum, Options: Stores, OptionLabels: storeOptions.Labels(), Default: "atomic",
 		Help: "atomic script (Redis + Lua), incr only (Memcached), racy read-then-write, compare-and-swap, async propagation (Kafka), or local counters."},
 	{Name: "store_latency", Group: "Distributed", Label: "Store latency", Kind: param.Duration, Default: "1ms", Min: 0, Max: 1000, Step: 0.1, Unit: "ms",
 		Applies: &param.When{Param: "store", Values: []string{"incr", "racy", "cas", "async"}},

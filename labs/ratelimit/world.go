@@ -17,36 +17,36 @@ const copyUnits = 4
 // algorithmOptions are the algorithms the lab compares, in canonical order, each with its
 // simulation in a scenario with a number of instances.
 var algorithmOptions = lab.Options[func(s scenario, nInst int) world]{
-	{Name: "fixed_window", New: func(s scenario, nInst int) world {
+	{Name: "fixed_window", Label: "Fixed window", New: func(s scenario, nInst int) world {
 		r := ratelimit.NewFixedWindowRule(s.limitOf())
 		return build(s, nInst, ratelimit.Rule[ratelimit.FixedWindowState](r), r, nil, 8)
 	}},
-	{Name: "sliding_log", New: func(s scenario, nInst int) world {
+	{Name: "sliding_log", Label: "Sliding log", New: func(s scenario, nInst int) world {
 		r := ratelimit.NewSlidingLogRule(s.limitOf())
 		return build(s, nInst, ratelimit.Rule[ratelimit.SlidingLogState](r), r,
 			func(st ratelimit.SlidingLogState) int { return st.Len() }, 0)
 	}},
-	{Name: "sliding_window", New: func(s scenario, nInst int) world {
+	{Name: "sliding_window", Label: "Sliding window", New: func(s scenario, nInst int) world {
 		r := ratelimit.NewSlidingWindowRule(s.limitOf(), 1)
 		return build(s, nInst, ratelimit.Rule[ratelimit.SlidingWindowState](r), r, nil, 16)
 	}},
-	{Name: "subwindows", New: func(s scenario, nInst int) world {
+	{Name: "subwindows", Label: "Sub-windows", New: func(s scenario, nInst int) world {
 		r := ratelimit.NewSlidingWindowRule(s.limitOf(), s.subwindows)
 		return build(s, nInst, ratelimit.Rule[ratelimit.SlidingWindowState](r), r, nil, 8*int64(r.SubWindows()+1))
 	}},
-	{Name: "token_bucket", New: func(s scenario, nInst int) world {
+	{Name: "token_bucket", Label: "Token bucket", New: func(s scenario, nInst int) world {
 		r := ratelimit.NewTokenBucketRule(s.limitOf(), int(s.burst))
 		return withBurst(build(s, nInst, ratelimit.Rule[ratelimit.TokenBucketState](r), nil, nil, 16), r.Burst())
 	}},
-	{Name: "leaky_queue", New: func(s scenario, nInst int) world {
+	{Name: "leaky_queue", Label: "Leaky bucket (queue)", New: func(s scenario, nInst int) world {
 		r := ratelimit.NewLeakyQueueRule(s.leakLimit(), int(s.burst))
 		return withBurst(build(s, nInst, ratelimit.Rule[ratelimit.LeakyQueueState](r), nil, nil, 8), r.Capacity())
 	}},
-	{Name: "leaky_meter", New: func(s scenario, nInst int) world {
+	{Name: "leaky_meter", Label: "Leaky bucket (meter)", New: func(s scenario, nInst int) world {
 		r := ratelimit.NewLeakyMeterRule(s.leakLimit(), int(s.burst))
 		return withBurst(build(s, nInst, ratelimit.Rule[ratelimit.LeakyMeterState](r), nil, nil, 16), r.Capacity())
 	}},
-	{Name: "gcra", New: func(s scenario, nInst int) world {
+	{Name: "gcra", Label: "GCRA", New: func(s scenario, nInst int) world {
 		r := ratelimit.NewGCRARule(s.limitOf(), int(s.burst))
 		return withBurst(build(s, nInst, ratelimit.Rule[ratelimit.GCRAState](r), nil, nil, 8), r.Burst())
 	}},

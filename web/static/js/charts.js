@@ -5,7 +5,7 @@
 // or a slider moves, and fit the data again once the scenario asked for is final. Charts are
 // named for screen readers and carry a short text summary of what they show.
 import { Renderer, plotHeight, commonBins, extent, merge, axes } from "./render.js";
-import { paramValue, number } from "./format.js";
+import { paramValue, number, labeller } from "./format.js";
 import { pictureValues } from "./status.js";
 import { fillTitle } from "./titles.js";
 import { parseDuration } from "./params.js";
@@ -15,6 +15,7 @@ export class Charts {
     this.state = state;
     this.results = results;
     this.style = style; // (series, the chart's series) → {index, colour, dash}
+    this.label = labeller(state.spec); // an option's name (a series' label, a panel) → what people read
     this.renderer = new Renderer();
     this.plots = this.renderer.plots; // chart id + "\u0000" + panel → {u, holder, …}
     this.ranges = new Map(); // chart id (or id/panel) → {x, y}: the axes as far as they have grown
@@ -85,7 +86,7 @@ export class Charts {
     const list = this.results.ofChart(chart.id);
     const styled = list.map((s) => ({ s, st: this.style(s, list) }));
     styled.sort((a, b) => a.st.index - b.st.index || (a.s.name < b.s.name ? -1 : a.s.name > b.s.name ? 1 : 0));
-    const item = ({ s, st }) => ({ ...s, colour: st.colour, dash: s.style === "dashed" ? [6, 4] : st.dash });
+    const item = ({ s, st }) => ({ ...s, label: this.label(s.label || s.name), colour: st.colour, dash: s.style === "dashed" ? [6, 4] : st.dash });
     if (!chart.split) return styled.length ? [{ key: "", title: undefined, series: styled.map(item) }] : [];
     const everywhere = styled.filter((x) => x.s.group === "*");
     const groups = new Map();
@@ -98,7 +99,7 @@ export class Charts {
     const rank = (g) => this.style({ label: g }, []).index;
     return [...groups.entries()]
       .sort((a, b) => rank(a[0]) - rank(b[0]) || (a[0] < b[0] ? -1 : 1))
-      .map(([g, series]) => ({ key: g, title: g, series: [...series, ...everywhere].map(item) }));
+      .map(([g, series]) => ({ key: g, title: this.label(g), series: [...series, ...everywhere].map(item) }));
   }
 
   draw(id) {

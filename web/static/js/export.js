@@ -1,14 +1,37 @@
 // Export, and the one owner of the links to the scenario on show: its data as CSV and JSON
 // (the API's URLs of its canonical query), the JSON link under the controls, the compare view
 // with this scenario as A and B and the embed snippet, all kept up to date as the scenario and
-// the address change; and each chart as a PNG image (its title, legend and panels drawn onto
-// one canvas).
+// the address change; and each chart as a PNG image (its title, the scenario, its legend and
+// panels drawn onto one canvas). The embed snippet's frame is as tall as the embed view of the
+// scenario: the lab page loads that view out of sight and the view reports its height
+// (wireEmbedView), so no snippet cuts through a chart.
 import { encode } from "./params.js";
+import { paramValue } from "./format.js";
+import { pictureValues } from "./status.js";
+
+// embedWidth is the embed snippet's frame width (px), at which its height is measured.
+const embedWidth = 800;
+
+// scenarioWords writes a scenario for people: its parameters that differ from the defaults
+// (those its canonical URL names), with their values ("Clients: 50 · Trials: 8"), or "The
+// default scenario".
+export function scenarioWords(spec, values) {
+  const byName = new Map(spec.params.map((p) => [p.name, p]));
+  const parts = [...new URLSearchParams(encode(spec, values)).keys()].map((n) => byName.get(n)).filter(Boolean)
+    .map((p) => `${p.label}: ${paramValue(p, values[p.name])}`);
+  return parts.length ? parts.join(" · ") : "The default scenario";
+}
 
 // wireExport keeps the page's export links on the scenario shown and wires the PNG and embed
 // buttons.
 export function wireExport(state) {
   const name = state.spec.name;
+  if (document.body.classList.contains("embed")) {
+    wireEmbedView(state);
+    return;
+  }
+  let measured = { query: null, height: 0 }; // the embed view's height for a query
+  let measuring = null; // {query, cancel}: the one measurement under way
   const update = () => {
     // The address holds the last valid scenario (history.js); fall back to the state's.
     const q = location.pathname.endsWith("/" + name) ? location.search.slice(1) : encode(state.spec, state.scenario);
@@ -19,9 +42,30 @@ export function wireExport(state) {
     const page = `/${name}${query}`;
     setHref("compare-link", `/compare?a=${encodeURIComponent(page)}&b=${encodeURIComponent(page)}`);
     const code = document.getElementById("embed-code");
+    const box = document.getElementById("embed-box");
     if (code) {
-      const snippet = embedSnippet(location.origin, name, query, document.querySelector(".lab-head h1")?.textContent || name);
+      const height = measured.query === query ? measured.height : 0;
+      const snippet = embedSnippet(location.origin, name, query, document.querySelector(".lab-head h1")?.textContent || name, height);
       if (code.value !== snippet) code.value = snippet;
+      code.dataset.measured = height ? query : "";
+      const size = document.getElementById("embed-size");
+      if (size) size.textContent = height ? `The frame is ${embedWidth} × ${height} px: the whole embed view of this scenario.` : "Measuring the embed view’s height…";
+      // Measure the view of the scenario on show while the box is open, newest scenario first.
+      // A newer scenario cancels the measurement of an older one (a drag loads one view at a time).
+      if (box && !box.hidden && !height && measuring?.query !== query) {
+        measuring?.cancel();
+        const m = measureEmbed(`/embed/${name}${query}`);
+        measuring = { query, cancel: m.cancel };
+        m.height.then((h) => {
+          measuring = null;
+          measured = { query, height: h };
+          update();
+        }, (err) => {
+          if (measuring?.query !== query) return; // cancelled
+          measuring = null;
+          if (size) size.textContent = `Could not measure the embed view (${err.message}); the frame is ${embedWidth} × 450 px.`;
+        });
+      }
     }
   };
   state.on("values", update);
@@ -34,7 +78,7 @@ export function wireExport(state) {
     b.addEventListener("click", async () => {
       const section = b.closest(".chart");
       try {
-        const blob = await chartPNG(section);
+        const blob = await chartPNG(section, pngCaption(state));
         download(blob, `${name}-${b.dataset.png}.png`);
       } catch (err) {
         say(`Could not make the image: ${err.message}`);
@@ -69,11 +113,117 @@ export function wireExport(state) {
   }
 }
 
-// embedSnippet is the iframe that shows the chart-only view of a scenario on another page.
-export function embedSnippet(origin, name, query, title) {
+// embedSnippet is the iframe that shows the chart-only view of a scenario on another page,
+// height px tall (450 until it is measured).
+export function embedSnippet(origin, name, query, title, height) {
   const src = `${origin}/embed/${name}${query}`.replace(/&/g, "&amp;").replace(/"/g, "&quot;");
   const t = String(title).replace(/&/g, "&amp;").replace(/"/g, "&quot;");
-  return `<iframe src="${src}" width="800" height="450" style="border:0" title="${t} · Resilience Playground" loading="lazy"></iframe>`;
+  return `<iframe src="${src}" width="${embedWidth}" height="${height || 450}" style="border:0" title="${t} · Resilience Playground" loading="lazy"></iframe>`;
+}
+
+// measureEmbed loads the embed view at src out of sight, embedWidth wide: height resolves to
+// the height of its content once it has drawn the scenario's final numbers (wireEmbedView);
+// cancel removes the view and rejects height.
+function measureEmbed(src) {
+  let cancel = () => {};
+  const height = new Promise((resolve, reject) => {
+    const f = document.createElement("iframe");
+    f.src = src;
+    f.title = "Measuring the embed view";
+    f.tabIndex = -1;
+    f.setAttribute("aria-hidden", "true");
+    f.style.cssText = `position:absolute;left:-${4 * embedWidth}px;top:0;width:${embedWidth}px;height:450px;border:0;opacity:0;pointer-events:none`;
+    const done = (fn, v) => { removeEventListener("message", onMessage); clearTimeout(timer); f.remove(); fn(v); };
+    const onMessage = (e) => {
+      if (e.source !== f.contentWindow || e.origin !== location.origin || e.data?.type !== "playground-embed-height" || !e.data.done) return;
+      done(resolve, e.data.height);
+    };
+    // A bound on a hang (a run refused, a lost server), not on speed.
+    const timer = setTimeout(() => done(reject, new Error("no answer in 3 minutes")), 180_000);
+    cancel = () => done(reject, new Error("cancelled"));
+    addEventListener("message", onMessage);
+    document.body.append(f);
+  });
+  return { height, cancel };
+}
+
+// settledFrames is how many animation frames in a row the embed view's height must keep before
+// the view reports it: the last charts and tables take their size a frame or two after the
+// run's final numbers arrive.
+const settledFrames = 5;
+
+// wireEmbedView keeps the embed view's head on its scenario (in words) and tells the page that
+// frames it how tall its content is, once the height has settled: with done set once the
+// scenario's final numbers are drawn, and again whenever the height changes after that.
+function wireEmbedView(state) {
+  const words = document.getElementById("embed-scenario");
+  const show = () => {
+    const text = scenarioWords(state.spec, state.scenario);
+    if (words && words.textContent !== text) words.textContent = text;
+  };
+  state.on("values", show);
+  show();
+  if (window.parent === window) return;
+  let last = "", watching = false;
+  const watch = (prev, same) => requestAnimationFrame(() => {
+    const done = state.run.phase === "done" && !state.stale();
+    const height = Math.ceil(document.body.getBoundingClientRect().height);
+    const now = `${done}/${height}`;
+    if (now !== prev) return watch(now, 0);
+    if (same + 1 < settledFrames) return watch(now, same + 1);
+    watching = false;
+    if (now === last) return;
+    last = now;
+    window.parent.postMessage({ type: "playground-embed-height", height, done }, "*");
+  });
+  const report = () => {
+    if (watching) return;
+    watching = true;
+    watch("", 0);
+  };
+  state.on("run", report);
+  new ResizeObserver(report).observe(document.body);
+}
+
+// pngCaption is what a chart's PNG says under its title about the scenario it shows (the one
+// drawn, which a drag may not have reached yet): the lab and the parameters that differ from
+// the defaults, then the scenario's address, so that a picture pasted into slides says what it
+// is of and where to see it live.
+export function pngCaption(state) {
+  const spec = state.spec;
+  const values = state.run.picture ? pictureValues(state, state.run.picture) : state.scenario;
+  const q = encode(spec, values);
+  const title = document.querySelector(".lab-head h1")?.textContent.trim() || spec.name;
+  return [`${title} — ${scenarioWords(spec, values)}`, `${location.origin}/${spec.name}${q ? "?" + q : ""}`];
+}
+
+// wrap breaks text into lines no wider than width in the context's font, between words; a
+// word wider than a line (an address) is broken after its last "&" or "," that fits, else
+// after its last character that fits.
+function wrap(g, text, width) {
+  const lines = [];
+  let line = "";
+  const words = [];
+  for (let word of text.split(" ")) {
+    while (g.measureText(word).width > width && word.length > 1) {
+      let n = 1;
+      while (n < word.length && g.measureText(word.slice(0, n + 1)).width <= width) n++;
+      const cut = Math.max(word.lastIndexOf("&", n - 1), word.lastIndexOf(",", n - 1));
+      if (cut > 0) n = cut + 1;
+      words.push(word.slice(0, n));
+      word = word.slice(n);
+    }
+    words.push(word);
+  }
+  for (const word of words) {
+    const next = line ? line + " " + word : word;
+    if (line && g.measureText(next).width > width) {
+      lines.push(line);
+      line = word;
+    } else line = next;
+  }
+  if (line) lines.push(line);
+  return lines;
 }
 
 function setHref(id, href) {
@@ -99,9 +249,10 @@ export function download(blob, name) {
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
-// chartPNG draws a chart section (its title, legend and every panel's canvas, with the panel
-// titles of small multiples) onto one canvas in the page's colours and returns it as PNG.
-export function chartPNG(section) {
+// chartPNG draws a chart section (its title, the caption's lines — the scenario, pngCaption —,
+// its legend and every panel's canvas, with the panel titles of small multiples) onto one
+// canvas in the page's colours and returns it as PNG.
+export function chartPNG(section, caption = []) {
   const holders = [...section.querySelectorAll(".plots .plot")].filter((h) => h.querySelector("canvas"));
   if (!holders.length) return Promise.reject(new Error("the chart has nothing drawn yet"));
   const first = holders[0].querySelector("canvas");
@@ -135,11 +286,14 @@ export function chartPNG(section) {
     x += w;
   }
   const titleH = title ? 26 * k : 0;
+  g.font = `${12 * k}px ${font}`;
+  const captionLines = caption.flatMap((text) => wrap(g, text, width - 2 * pad));
+  const captionH = captionLines.length ? captionLines.length * 17 * k + 6 * k : 0;
   const legendH = items.length ? rows.length * 20 * k + 4 * k : 0;
   const panels = holders.map((h) => ({ canvas: h.querySelector("canvas"), title: h.querySelector(".panel-title")?.textContent.trim() || "" }));
   const panelsH = panels.reduce((a, p) => a + p.canvas.height + (p.title ? 18 * k : 0), 0);
   c.width = Math.ceil(width);
-  c.height = Math.ceil(pad + titleH + legendH + panelsH + pad);
+  c.height = Math.ceil(pad + titleH + captionH + legendH + panelsH + pad);
   g.fillStyle = bg;
   g.fillRect(0, 0, c.width, c.height);
   let y = pad;
@@ -149,6 +303,16 @@ export function chartPNG(section) {
     g.font = `bold ${17 * k}px ${font}`;
     g.fillText(title, pad, y);
     y += titleH;
+  }
+  if (captionLines.length) {
+    const muted = css.getPropertyValue("--muted").trim() || fg;
+    g.fillStyle = muted;
+    g.font = `${12 * k}px ${font}`;
+    for (const line of captionLines) {
+      g.fillText(line, pad, y);
+      y += 17 * k;
+    }
+    y += 6 * k;
   }
   g.font = `${13 * k}px ${font}`;
   for (const row of rows) {

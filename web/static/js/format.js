@@ -54,6 +54,26 @@ export function percent(x, digits = 0) {
   return group(x, d) + "%";
 }
 
+// optionLabel is what people read for option o of enum parameter p (its declared label, as
+// param.Spec.OptionLabel): the page shows labels, URLs and JSON keep the names.
+export function optionLabel(p, o) {
+  const i = p && p.options ? p.options.indexOf(o) : -1;
+  return i >= 0 && p.option_labels && p.option_labels[i] ? p.option_labels[i] : o;
+}
+
+// labeller returns the function that writes a name a lab's results use (a series' label, a
+// summary row, a small multiple's panel) for people: the label of the view key's option of
+// that name, else of any enum parameter's, else the name itself (exact, limit, offered).
+export function labeller(spec) {
+  const byName = new Map();
+  const key = spec.params.find((p) => p.name === spec.view.key);
+  for (const p of [key, ...spec.params]) {
+    if (!p || !p.options) continue;
+    for (const o of p.options) if (!byName.has(o)) byName.set(o, optionLabel(p, o));
+  }
+  return (name) => byName.get(name) ?? name;
+}
+
 // value writes a parameter's value for people: durations in their largest unit, numbers with
 // their unit ("100 clients" is left to the label: "Clients, 100").
 export function paramValue(p, v) {
@@ -66,7 +86,8 @@ export function paramValue(p, v) {
     if (!isFinite(x)) return String(v);
     return (p.kind === "int" ? group(x) : sig(x, 4)) + (p.unit ? " " + p.unit : "");
   }
-  if (p.kind === "enum_list") return String(v).split(",").join(", ");
+  if (p.kind === "enum_list") return String(v).split(",").map((o) => optionLabel(p, o)).join(", ");
+  if (p.kind === "enum") return optionLabel(p, String(v));
   if (p.kind === "int_range") {
     if (v === "off") return "off";
     const [a, b, c] = String(v).split(":");

@@ -4,7 +4,7 @@
 // the lab page a table too wide for its place takes the width of both headline columns, its
 // row names stay put while it scrolls sideways, and a table that still does not fit says
 // which columns lie beyond the edge, with a button that scrolls to them (fitTables).
-import { group, duration, percent } from "./format.js";
+import { group, duration, percent, labeller } from "./format.js";
 
 // cell writes a column's value by its unit (lab.Unit): durations in their largest unit,
 // percentages never rounded onto 0 or ±100, bytes with "B".
@@ -16,8 +16,9 @@ export function cell(c, v) {
 }
 
 // fillRows writes summary entry data into a table body as table t declares it; keyOptions
-// order a map table's rows, style marks them.
-export function fillRows(body, t, data, keyOptions, style) {
+// order a map table's rows, style marks them, and label writes an option's name for people
+// (a row's name, a subsetting: format.js labeller).
+export function fillRows(body, t, data, keyOptions, style, label = (name) => name) {
   let rows = [];
   if (data !== undefined && t.rows === "map") {
     const rank = (k) => (keyOptions.indexOf(k) < 0 ? keyOptions.length : keyOptions.indexOf(k));
@@ -28,7 +29,7 @@ export function fillRows(body, t, data, keyOptions, style) {
     for (const c of t.columns) {
       const td = document.createElement(c.field === "" ? "th" : "td");
       const v = r[c.field];
-      td.textContent = cell(c, v);
+      td.textContent = typeof v === "string" ? label(v) : cell(c, v);
       if (c.field === "" && t.rows === "map") {
         td.scope = "row";
         const s = style({ label: v });
@@ -50,7 +51,7 @@ export function renderTable(state, results, style, t) {
   const body = document.querySelector(`#table-${t.id} tbody`);
   if (!body) return;
   const key = state.params.get(state.spec.view.key);
-  fillRows(body, t, results.summary[t.key], key ? key.options : [], style);
+  fillRows(body, t, results.summary[t.key], key ? key.options : [], style, labeller(state.spec));
 }
 
 // fitTables keeps the lab page's tables readable at any width: a headline table wider than its
@@ -92,5 +93,16 @@ export function fitTables() {
     sec.querySelector(".more-columns-go")?.addEventListener("click", () => box.scrollBy(box.clientWidth * 0.8, 0));
   }
   const pinned = document.querySelector(".headline > .pinned");
-  if (pinned) observer.observe(pinned);
+  if (pinned) {
+    observer.observe(pinned);
+    // On a phone the first headline chart stays pinned at the top while the page scrolls, but
+    // only while it takes at most half the screen: a taller one (the rate limiter's eight
+    // panels) would cover the tables and their cues below it, so it scrolls with the page.
+    const unpin = () => {
+      const tall = pinned.offsetHeight > innerHeight / 2;
+      if (pinned.classList.contains("unpinned") !== tall) pinned.classList.toggle("unpinned", tall);
+    };
+    new ResizeObserver(unpin).observe(pinned);
+    addEventListener("resize", unpin);
+  }
 }
