@@ -1,9 +1,12 @@
 package e2e
 
 import (
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/resilience-playground/playground/lab"
 )
@@ -75,5 +78,43 @@ func TestOptionLabelsShown(t *testing.T) {
 				t.Errorf("the address lost the scenario's names: %s", q)
 			}
 		})
+	}
+}
+
+// TestCompareOptionLabels: the compare page, which draws its charts and tables with its own
+// code, shows the same labels — legends, panel titles, table rows — and no raw option name.
+func TestCompareOptionLabels(t *testing.T) {
+	srv := MustOpenServer(t)
+	a := "/loadbalance?clients=60&backends=40&subset=6&duration=5s&policy=round_robin,p2c"
+	b := "/loadbalance?clients=60&backends=40&subset=12&duration=5s&policy=round_robin,p2c"
+	rawID := rawIDs(lookupLab(t, "loadbalance"))
+	ctx := MustOpenTab(t)
+	hookTab(t, ctx)
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/compare?a="+url.QueryEscape(a)+"&b="+url.QueryEscape(b))); err != nil {
+		t.Fatal(err)
+	}
+	compareReady(t, ctx)
+	shown := eval[map[string][]string](t, ctx, `(() => {
+		const text = (el) => (el.innerText || el.textContent || "").trim();
+		const all = (sel) => [...document.querySelectorAll(sel)].map(text).filter(Boolean);
+		return {
+			"legend": all(".legend li"),
+			"panel": [...document.querySelectorAll("[aria-label]")].map((e) => e.getAttribute("aria-label")),
+			"table row": all("table tbody th, table tbody td"),
+			"page": [document.body.innerText],
+		};
+	})()`)
+	for where, texts := range shown {
+		if len(texts) == 0 {
+			t.Errorf("no %s text found: the test reads the wrong elements", where)
+		}
+		for _, s := range texts {
+			if m := rawID.FindAllString(s, -1); len(m) > 0 {
+				t.Errorf("%s text shows raw option names %q: %.200q", where, m, s)
+			}
+		}
+	}
+	if page := strings.Join(shown["page"], ""); !strings.Contains(page, "Power of two choices") {
+		t.Errorf("the compare page does not show the label %q", "Power of two choices")
 	}
 }

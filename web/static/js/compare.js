@@ -10,7 +10,7 @@
 // says how B differs. window.__compare is for the browser tests.
 import { styler } from "./palette.js";
 import { fillRows } from "./tables.js";
-import { paramValue } from "./format.js";
+import { paramValue, labeller } from "./format.js";
 import { encode, same } from "./params.js";
 import { State } from "./state.js";
 import { Stream } from "./stream.js";
@@ -22,6 +22,7 @@ import { Renderer, plotHeight, commonBins, extent, axes } from "./render.js";
 const B_DASH = [7, 4];
 
 const spec = JSON.parse(document.getElementById("compare-spec").textContent);
+const label = labeller(spec); // an option's name (a series, a panel, a table row) → what people read
 const start = JSON.parse(document.getElementById("compare-state").textContent);
 const status = document.getElementById("compare-status");
 const diffLine = document.getElementById("compare-diff");
@@ -160,7 +161,7 @@ function draw(a, b, final) {
   for (const t of spec.view.tables) {
     for (const [side, res] of [["A", a], ["B", b]]) {
       const body = document.querySelector(`#table-${CSS.escape(t.id)} tbody[data-side="${side}"]`);
-      if (body) fillRows(body, t, res.summary[t.key], options, style);
+      if (body) fillRows(body, t, res.summary[t.key], options, style, label);
     }
   }
 }
@@ -184,12 +185,12 @@ function drawChart(chart, a, b, final) {
   const ext = extent(chart, series);
   const range = ext.x ? axes(chart, ext) : { x: [0, 1], y: [0, 1] };
   const seen = new Map();
-  for (const s of series) if (!seen.has(s.label || s.name)) seen.set(s.label || s.name, { label: s.label || s.name, colour: s.colour, dash: s.dash });
+  for (const s of series) if (!seen.has(s.label || s.name)) seen.set(s.label || s.name, { label: label(s.label || s.name), colour: s.colour, dash: s.dash });
   const items = [...seen.values()].map((it) => ({ ...it, dash: bars ? [] : it.dash }));
   if (!bars && !chart.split) items.push({ text: "A solid, B dashed" });
   renderer.legend(chart, section.querySelector(".legend"), items);
 
-  const named = (ss) => ss.map((s) => ({ ...s, name: `${s.side} ${s.name}`, label: `${s.side} ${s.label || s.name}` }));
+  const named = (ss) => ss.map((s) => ({ ...s, name: `${s.side} ${s.name}`, label: `${s.side} ${label(s.label || s.name)}` }));
   let panels, columns = 1, width;
   if (!bars && !chart.split) {
     panels = [{ key: "", series: named(series) }];
@@ -208,7 +209,7 @@ function drawChart(chart, a, b, final) {
     groups.sort((x, y) => style({ label: x }, []).index - style({ label: y }, []).index);
     panels = groups.flatMap((g) => ["A", "B"].map((side) => ({
       key: side + "\u0000" + g,
-      title: chart.split ? `${side}: ${g}` + (per ? ` (${chart.y_label} per ${per})` : "") : undefined,
+      title: chart.split ? `${side}: ${label(g)}` + (per ? ` (${chart.y_label} per ${per})` : "") : undefined,
       series: named(series.filter((s) => s.side === side && (groupOf(s) === g || s.group === "*"))),
     })));
     columns = 2;
