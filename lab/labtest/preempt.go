@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,8 +15,12 @@ import (
 
 // cutPacer is a Pacer that cancels its run as the run's cut-th piece of paced work begins and
 // admits that piece: the cancellation arrives in the middle of whatever stage the piece
-// belongs to. It counts the pieces asked for and the run's work when it cancelled.
+// belongs to. It counts the pieces asked for and the run's work when it cancelled. Counting
+// a piece and cancelling are one step (mu): a piece asked for concurrently with the cut-th is
+// either before it or sees the cancellation, never counted after it while the run's context
+// is still live.
 type cutPacer struct {
+	mu      sync.Mutex
 	cut     int64
 	cancel  context.CancelFunc
 	work    func() int64
@@ -25,6 +30,8 @@ type cutPacer struct {
 }
 
 func (p *cutPacer) Acquire(ctx context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	n := p.pieces.Add(1)
 	if n == p.cut {
 		p.atCut.Store(p.work())
