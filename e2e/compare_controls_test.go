@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -58,7 +59,8 @@ func drawnB(tb testing.TB, ctx context.Context, chart string) map[string][]float
 		return out; })()`, chart))
 }
 
-// apiSeries is the API's y values of a chart's series for a scenario: label → y.
+// apiSeries is the API's y values of a chart's series for a scenario: label → y, an option's
+// series under the option's label, as the page draws it.
 func apiSeries(tb testing.TB, base, scenario, chart string) map[string][]float64 {
 	tb.Helper()
 	var res struct {
@@ -76,6 +78,12 @@ func apiSeries(tb testing.TB, base, scenario, chart string) map[string][]float64
 			l := s.Label
 			if l == "" {
 				l = s.Name
+			}
+			for _, sp := range lookupLab(tb, strings.SplitN(scenario[1:], "?", 2)[0]).Params {
+				if slices.Contains(sp.Options, l) {
+					l = sp.OptionLabel(l)
+					break
+				}
 			}
 			out[l] = s.Y
 		}
