@@ -14,17 +14,27 @@ func memoKey(v param.Values, policy string) string {
 }
 
 // outcome is what a run shows of one policy: every sampling interval, each backend's
-// utilisation and the summary. From a finished simulation it is final.
+// utilisation, the summary and the latency distribution. From a finished simulation it is final.
 type outcome struct {
-	samples []sample
-	cpu     []float64
-	summary policySummary
+	samples    []sample
+	cpu        []float64
+	summary    policySummary
+	cdfX, cdfY []float64 // world.latencyCDF; nil in a sweep's outcome before the memo keeps it
 }
 
-// outcomeOf is w's outcome so far.
+// outcomeOf is w's outcome so far, without the latency distribution (the sweep draws none).
 func outcomeOf(w *world) outcome {
 	cpu := w.cpuSoFar()
 	return outcome{samples: w.Samples, cpu: cpu, summary: w.summary(cpu)}
+}
+
+// fullOutcome is w's outcome so far with its latency distribution, as a policy's chart shows it
+// and the memo keeps it; it counts the work of the distribution (cdfWork).
+func (r *runner) fullOutcome(w *world) outcome {
+	o := outcomeOf(w)
+	o.cdfX, o.cdfY = w.latencyCDF()
+	r.work.Add(cdfWork)
+	return o
 }
 
 // memoSize is how many policy outcomes a lab keeps: each is at most some 40 kB.

@@ -69,6 +69,9 @@ type policySummary struct {
 	WastedCPUPct float64 `json:"wasted_cpu_pct"`
 	LatencyP50MS float64 `json:"latency_p50_ms"` // interpolated within a 4.4%-wide histogram bucket (World.Latency)
 	LatencyP99MS float64 `json:"latency_p99_ms"`
+	// QueuePct is the share of the latency of the requests that succeeded spent waiting for a
+	// core in a backend's queue, in %; the rest is service, on a core.
+	QueuePct float64 `json:"queue_pct"`
 	// ActivePerClient is how many requests a client has in flight on average (Little's law:
 	// the summed latency of the requests that succeeded over clients × simulated time). It
 	// says how much a least-loaded client can see: a few requests in flight over a large
@@ -194,12 +197,11 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 		tr.Emit(u)
 		return sendComparison(true)
 	}
-	perSample := max(simWork(s)/float64(len(s.Policies))/float64(samples), 1)
 	chunk := r.chunk
 	if chunk == 0 {
 		chunk = chunkWork
 	}
-	step := max(1, int(chunk/perSample))
+	step := stepOf(s, chunk)
 	return tr.Stage("simulating", func() error {
 		sent := 0 // samples sent
 		flushed := time.Time{}
@@ -223,13 +225,6 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 			k = next
 			final := k == samples
 			if final || time.Since(flushed) >= flushEvery {
-				if final {
-					for _, p := range pols {
-						if p.world != nil {
-							r.memo.Put(p.key, outcomeOf(p.world))
-						}
-					}
-				}
 				u := r.progress(s, env, pols, counts, sent, k, final)
 				sw.add(&u, final)
 				u.Refine = &lab.Refinement{Done: int64(env.SampleEnd(k-1) / time.Second), Total: int64(s.Duration / time.Second), Unit: "s"}
@@ -242,6 +237,13 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 		}
 		return nil
 	})
+}
+
+// stepOf is how many sampling intervals a run simulates between two looks at the clock:
+// about chunk work per policy.
+func stepOf(s scenario, chunk float64) int {
+	perSample := max(simWork(s)/float64(len(s.Policies))/float64(scenarioSamples(s)), 1)
+	return max(1, int(chunk/perSample))
 }
 
 // policyRun is one policy of a run: simulated (world) or from the memo.
@@ -270,7 +272,10 @@ func (r *runner) progress(s scenario, env *environment, pols []policyRun, counts
 				from = to
 			}
 		} else {
-			o = outcomeOf(p.world)
+			o = r.fullOutcome(p.world)
+			if final {
+				r.memo.Put(p.key, o)
+			}
 		}
 		cpu, ps := o.cpu, o.summary
 		byPolicy[i] = cpu
@@ -285,6 +290,9 @@ func (r *runner) progress(s scenario, env *environment, pols []policyRun, counts
 			u.Series = append(u.Series, timeSeries(name, o.samples[from:to])...)
 		}
 		u.Series = append(u.Series, cpuHistogram(name, cpu, env.Failing))
+		if o.cdfX != nil {
+			u.Series = append(u.Series, lab.Series{Name: "latency " + name, Chart: "latency", Label: name, XUnit: "ms", YUnit: "%", X: o.cdfX, Y: o.cdfY})
+		}
 	}
 	u.Summary["policies"] = sum
 	if final {
@@ -325,6 +333,9 @@ func (w *world) summary(cpu []float64) policySummary {
 			ps.ActivePerClient = float64(w.busyTime) / 1e9 / (float64(w.env.Clients) * ps.SimulatedSecs)
 		}
 	}
+	if w.busyTime > 0 {
+		ps.QueuePct = 100 * float64(w.waitTime) / float64(w.busyTime)
+	}
 	if ps.Requests > 0 {
 		ps.ErrorPct = 100 * float64(ps.Errors) / float64(ps.Requests)
 	}
@@ -363,7 +374,7 @@ func (w *world) summary(cpu []float64) policySummary {
 
 func (ps policySummary) rounded(round func(float64) float64) policySummary {
 	for _, p := range []*float64{&ps.ErrorPct, &ps.CPUMin, &ps.CPUMean, &ps.CPUMax, &ps.MaxOverMin, &ps.MaxOverMean,
-		&ps.P99OverMean, &ps.WastedCPUPct, &ps.LatencyP50MS, &ps.LatencyP99MS, &ps.ActivePerClient} {
+		&ps.P99OverMean, &ps.WastedCPUPct, &ps.LatencyP50MS, &ps.LatencyP99MS, &ps.QueuePct, &ps.ActivePerClient} {
 		*p = round(*p)
 	}
 	return ps

@@ -77,7 +77,7 @@ func sweepWork(s scenario) float64 {
 	for _, n := range sweepSizes(s) {
 		for _, name := range cpuSubsettings(s) {
 			if t := s.at(name, n); !s.own(name, n) {
-				w += float64(subsetsWork(name, t)) + simWork(t)
+				w += float64(subsetsWork(name, t)) + simWork(t) + cdfWork
 			}
 		}
 	}
@@ -230,9 +230,11 @@ func (sw *sweepRun) add(u *lab.Update, final bool) {
 		var o outcome
 		switch {
 		case c.world != nil:
-			o = outcomeOf(c.world)
 			if final {
+				o = sw.r.fullOutcome(c.world) // the memo serves it as a policy's outcome too
 				sw.r.memo.Put(c.key, o)
+			} else {
+				o = outcomeOf(c.world)
 			}
 		case c.memo != nil:
 			o = *c.memo

@@ -12,6 +12,8 @@ var view = lab.View{
 			Help: "Median utilisation across backends, with the band from the least to the most loaded backend, per policy."},
 		{ID: "cpu_hist", Title: "CPU distribution over the run", XLabel: "CPU", YLabel: "backends", Kind: lab.Bars, Split: true, XUnit: lab.Percent, IntY: true,
 			Help: "Backends per 2% of utilisation over the whole run. The busiest backend limits how much traffic the service takes; the gap to the others is wasted CPU."},
+		{ID: "latency", Title: "Latency distribution", XLabel: "latency", YLabel: "requests faster", LogX: true, XUnit: lab.Millis, YUnit: lab.Percent,
+			Help: "The share of the requests that succeeded answered faster than each latency, per policy, on a log axis: a line crosses 50% at its p50 and 99% at its p99. The shares are counted exactly at points 1/16 of an octave (about 4.4%) apart. Further right is slower; a long climb at the top is a slow tail."},
 		{ID: "sweep_conn", Title: "Connection spread vs subset size", XLabel: "subset size", YLabel: "max/mean connections", Mark: "subset", IntX: true,
 			Help: "The most connections any backend holds over the mean, per subsetting, at each subset size of the sweep (Advanced). Random subsets need to be large before the spread is small; deterministic subsetting is flat at 1."},
 		{ID: "sweep_cpu", Title: "CPU spread vs subset size, first policy", XLabel: "subset size", YLabel: "max/mean CPU", Mark: "subset", IntX: true,
@@ -33,6 +35,7 @@ var view = lab.View{
 			{Field: "wasted_cpu_pct", Label: "wasted CPU", Digits: 1, Unit: lab.Percent},
 			{Field: "latency_p50_ms", Label: "latency p50", Digits: 1, Unit: lab.Millis},
 			{Field: "latency_p99_ms", Label: "p99", Digits: 1, Unit: lab.Millis},
+			{Field: "queue_pct", Label: "of it queueing", Digits: 1, Unit: lab.Percent},
 			{Field: "errors", Label: "errors"},
 			{Field: "fail_fast", Label: "to fail-fast backends"},
 			{Field: "cpu_min", Label: "CPU min", Digits: 1, Unit: lab.Percent},
@@ -42,7 +45,8 @@ var view = lab.View{
 			{Field: "p99_over_mean", Label: "p99/mean", Digits: 2},
 			{Field: "active_per_client", Label: "in flight per client", Digits: 1},
 		}, Help: "CPU figures are per backend over the run, fail-fast backends left out. p50 and p99: latency percentiles of the requests that succeeded, " +
-			"from a histogram of buckets 1/16 of an octave (about 4.4%) wide, interpolated within the bucket; read them to about a percent, not to the last digit."},
+			"from a histogram of buckets 1/16 of an octave (about 4.4%) wide, interpolated within the bucket: never off by more than the bucket's width, and for the smooth distributions of this model within about half a percent; read them to about a percent, not to the last digit. " +
+			"Of it queueing: the share of those requests' summed latency spent waiting in a backend's queue for a core; the rest is service on a core."},
 		{ID: "subsettings", Title: "Subsetting algorithms at these sizes", Key: "subsettings", Rows: lab.ListRows, Columns: []lab.Column{
 			{Field: "subsetting", Label: "subsetting"},
 			{Field: "min", Label: "connections min"},
