@@ -51,3 +51,67 @@ func TestLoadBalanceLatencyChart(t *testing.T) {
 		t.Errorf("policies table headings %q lack %q", head, want)
 	}
 }
+
+// TestSweepOffNote: on the plain load-balancing and rate-limiter pages, whose sweeps are off by
+// default, every sweep chart shows a note saying so instead of an empty frame; its button turns
+// the sweep on (into the URL) and the charts draw at the sweep's points.
+func TestSweepOffNote(t *testing.T) {
+	srv := MustOpenServer(t)
+	for _, tc := range []struct {
+		page   string
+		charts []string
+		on     string
+		points int
+	}{
+		{"/loadbalance", []string{"sweep_conn", "sweep_cpu", "sweep_p99"}, "sweep=20:300:40", 8},
+		{"/ratelimit", []string{"sweep_error", "sweep_worst"}, "sweep=1:31:6", 6},
+	} {
+		t.Run(tc.page, func(t *testing.T) {
+			ctx := MustOpenTab(t)
+			hookTab(t, ctx)
+			openLab(t, ctx, srv.URL+tc.page)
+			type box struct {
+				Note    string `json:"note"`
+				Shown   bool   `json:"shown"`
+				Hidden  bool   `json:"hidden"`
+				Points  int    `json:"points"`
+				Enabled bool   `json:"enabled"`
+			}
+			read := func(chart string) box {
+				return eval[box](t, ctx, fmt.Sprintf(`(() => {
+					const s = document.getElementById("chart-" + %q), n = s.querySelector(".off-note");
+					const p = window.__playground.charts.plots.get(%q + "\u0000");
+					return { note: n ? n.textContent : "", shown: !!n && !n.hidden && n.offsetHeight > 0,
+						hidden: s.querySelector(".plots").hidden, points: p ? p.u.data[0].length : 0,
+						enabled: !!n && !n.querySelector("button").disabled };
+				})()`, chart, chart))
+			}
+			for _, c := range tc.charts {
+				b := read(c)
+				if !b.Shown || !strings.HasPrefix(b.Note, "Sweep off — turn on") || !b.Enabled {
+					t.Errorf("%s: note %q (shown %v, button enabled %v), want a visible note with a button that turns the sweep on", c, b.Note, b.Shown, b.Enabled)
+				}
+				if !b.Hidden || b.Points != 0 {
+					t.Errorf("%s with the sweep off: plots hidden %v, %d points; want no frame", c, b.Hidden, b.Points)
+				}
+			}
+			t.Logf("%s: %q", tc.charts[0], read(tc.charts[0]).Note)
+			prev := lastSent(t, ctx)
+			click(t, ctx, "#chart-"+tc.charts[0]+" .off-note button")
+			if waitSettled(t, ctx, prev) {
+				t.Fatalf("turning the sweep on: the server refused the run: %v", eval[any](t, ctx, `window.__playground.errors`))
+			}
+			for _, c := range tc.charts { // drawn at the next frame after the run's last update
+				waitFor(t, ctx, fmt.Sprintf(`window.__playground.charts.plots.get(%q + "\u0000")?.u.data[0].length === %d`, c, tc.points))
+			}
+			if url := eval[string](t, ctx, `location.search`); !strings.Contains(url, tc.on) {
+				t.Errorf("after the click the URL is %q, want %s in it", url, tc.on)
+			}
+			for _, c := range tc.charts {
+				if b := read(c); b.Shown || b.Hidden || b.Points != tc.points {
+					t.Errorf("%s after the click: note shown %v, plots hidden %v, %d points; want the chart at %d points", c, b.Shown, b.Hidden, b.Points, tc.points)
+				}
+			}
+		})
+	}
+}

@@ -88,7 +88,7 @@ var params = param.Set{
 		Help: "The chapter's fix for sinkholing: least-loaded and two-choices count recent errors as active requests."},
 	{Name: "seed", Group: "Advanced", Label: "Seed", Kind: param.Int, Default: "1", Min: 0, Max: 1<<53 - 1, Step: 1, Random: true,
 		Help: "All randomness comes from the seed: the same seed gives the same numbers."},
-	{Name: "sweep", Group: "Advanced", Label: "Sweep of subset size", Kind: param.IntRange, Default: "off", Min: 1, Max: 1000, MaxLen: 50,
+	{Name: "sweep", Group: "Advanced", Label: "Sweep of subset size", Kind: param.IntRange, Default: "off", Min: 1, Max: 1000, MaxLen: 50, On: "20:300:40",
 		Help: "Subset sizes for the spread-vs-subset-size charts, from:to:step (20:300:70, say), or off; sizes above the number of backends are not drawn. Each size simulates the first policy under random and deterministic subsetting (and the chosen one)."},
 }
 
