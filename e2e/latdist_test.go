@@ -64,9 +64,10 @@ func TestSweepOffNote(t *testing.T) {
 		points int
 	}{
 		{"/loadbalance", []string{"sweep_conn", "sweep_cpu", "sweep_p99"}, "sweep=20:300:40", 8},
+		{"/loadbalance", []string{"load_p99", "load_queue"}, "load_sweep=50:100:10", 6},
 		{"/ratelimit", []string{"sweep_error", "sweep_worst"}, "sweep=1:31:6", 6},
 	} {
-		t.Run(tc.page, func(t *testing.T) {
+		t.Run(tc.page[1:]+"_"+tc.charts[0], func(t *testing.T) {
 			ctx := MustOpenTab(t)
 			hookTab(t, ctx)
 			openLab(t, ctx, srv.URL+tc.page)

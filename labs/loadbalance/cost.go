@@ -69,7 +69,7 @@ func subsetWork(s scenario) float64 {
 // lab's CostBound too.
 func costOf(v param.Values) int64 {
 	s := scenarioOf(v)
-	return int64(math.Ceil(simWork(s) + latencyWork(s) + subsetWork(s) + sweepWork(s)))
+	return int64(math.Ceil(simWork(s) + latencyWork(s) + subsetWork(s) + sweepWork(s) + loadSweepWork(s)))
 }
 
 // memoryOf estimates the most memory a run of scenario v holds at once, in bytes: what grows
@@ -102,7 +102,7 @@ func memoryParts(s scenario) (setup, compare, sims float64) {
 		}
 		sims += w
 	}
-	sims += b*(200+60*float64(len(s.Policies))) + sweepMemory(s) // the result, the sweep
+	sims += b*(200+60*float64(len(s.Policies))) + sweepMemory(s) + loadSweepMemory(s) // the result, the sweeps
 	return setup, compare, sims
 }
 

@@ -1,7 +1,6 @@
 package loadbalance
 
 import (
-	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/param"
 )
 
@@ -10,7 +9,7 @@ import (
 // same environment and requests), so a simulation done for one scenario serves any other that
 // shares it: ticking a policy on or off simulates only the policies not seen before.
 func memoKey(v param.Values, policy string) string {
-	return lab.MemoKey(v, map[string]string{"policy": policy}, "sweep")
+	return partKey(v, map[string]string{"policy": policy})
 }
 
 // outcome is what a run shows of one policy: every sampling interval, each backend's

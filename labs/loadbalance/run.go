@@ -42,9 +42,9 @@ func (r *runner) lab() *lab.Lab {
 		Tours:        tours,
 		Cost:         costOf,
 		CostBound:    costOf,
-		CostParams:   []string{"clients", "duration", "rate", "policy", "subset", "sweep"},
+		CostParams:   []string{"clients", "duration", "rate", "policy", "subset", "sweep", "load_sweep"},
 		Memory:       memoryOf,
-		MemoryParams: []string{"subset", "clients", "backends", "policy", "sweep"},
+		MemoryParams: []string{"subset", "clients", "backends", "policy", "sweep", "load_sweep"},
 		Progressive:  true,
 		Run:          r.Run,
 	}
@@ -168,6 +168,15 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 		worlds = append(worlds, pols[i].world)
 	}
 	sweepWorlds := sw.start(pols[0])
+	var ls *loadSweepRun
+	if err := engine.Pace(ctx, func() error {
+		var lw []*world
+		ls, lw = r.newLoadSweep(v, s, starts, conns, pols)
+		sweepWorlds = append(sweepWorlds, lw...)
+		return nil
+	}); err != nil {
+		return err
+	}
 	worlds = append(worlds, sweepWorlds...)
 	samples := env.Samples()
 	tr := lab.NewTracker(emit, int64(samples*(len(s.Policies)+len(sweepWorlds))))
@@ -193,6 +202,7 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 	if len(worlds) == 0 {
 		u := r.progress(s, env, pols, counts, 0, samples, true)
 		sw.add(&u, true)
+		ls.add(&u, true)
 		u.Refine = &lab.Refinement{Done: int64(s.Duration / time.Second), Total: int64(s.Duration / time.Second), Unit: "s"}
 		tr.Emit(u)
 		return sendComparison(true)
@@ -227,6 +237,7 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 			if final || time.Since(flushed) >= flushEvery {
 				u := r.progress(s, env, pols, counts, sent, k, final)
 				sw.add(&u, final)
+				ls.add(&u, final)
 				u.Refine = &lab.Refinement{Done: int64(env.SampleEnd(k-1) / time.Second), Total: int64(s.Duration / time.Second), Unit: "s"}
 				tr.Emit(u)
 				sent, flushed = k, time.Now()

@@ -165,7 +165,7 @@ func (r *runner) newSweep(ctx context.Context, v param.Values, s scenario) (*swe
 			n := sw.sizes[i]
 			for _, name := range cpuSubsettings(s) {
 				t := s.at(name, n)
-				c := sweepCell{name: name, i: i, key: lab.MemoKey(v, map[string]string{"subsetting": name, "subset": strconv.Itoa(n), "policy": policy}, "sweep")}
+				c := sweepCell{name: name, i: i, key: partKey(v, map[string]string{"subsetting": name, "subset": strconv.Itoa(n), "policy": policy})}
 				if o, ok := r.memo.Get(c.key); ok {
 					c.memo = &o
 				} else if !s.own(name, n) {

@@ -4,7 +4,7 @@
 // and share one x axis, y axis and bin width by default; axes only grow while a run refines
 // or a slider moves, and fit the data again once the scenario asked for is final. Charts are
 // named for screen readers and carry a short text summary of what they show.
-import { Renderer, plotHeight, commonBins, extent, merge, axes } from "./render.js";
+import { Renderer, plotHeight, commonBins, extent, merge, axes, format } from "./render.js";
 import { paramValue, number } from "./format.js";
 import { pictureValues } from "./status.js";
 import { fillTitle } from "./titles.js";
@@ -210,7 +210,8 @@ export class Charts {
       button.textContent = `turn on “${p.label}”`;
       button.addEventListener("click", () =>
         this.state.setScenario({ [p.name]: p.on }, "user", { partial: true, moved: p.name, commit: true }));
-      el.append("Sweep off — ", button, ` to draw ${chart.x_label} from ${from} to ${to} (${p.name}=${p.on}).`);
+      const fx = format(chart.x_unit);
+      el.append("Sweep off — ", button, ` to draw ${chart.x_label} from ${fx(Number(from))} to ${fx(Number(to))} (${p.name}=${p.on}).`);
       section.querySelector(".plots").before(el);
     }
     el.hidden = false;
