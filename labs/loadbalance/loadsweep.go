@@ -76,7 +76,7 @@ func loadSweepWork(s scenario) float64 {
 }
 
 // loadSweepMemory estimates the memory of the load sweep's simulations, side by side with the
-// others' (memoryParts' terms for one policy).
+// others' (sweptMemory each).
 func loadSweepMemory(s scenario) float64 {
 	var total float64
 	_, rates := loadPoints(s)
@@ -85,14 +85,7 @@ func loadSweepMemory(s scenario) float64 {
 			continue
 		}
 		for _, p := range s.Policies {
-			t := s.withRate(r, p)
-			conns := float64(t.Clients) * float64(t.Subset)
-			c, b := float64(t.Clients), float64(t.Backends)
-			w := 24*conns + 136*c + 232*b + 80*inFlight(t) + loopBytes
-			if p == "weighted" {
-				w += 48 * conns
-			}
-			total += w
+			total += sweptMemory(s.withRate(r, p))
 		}
 	}
 	return total
@@ -116,16 +109,7 @@ type loadSweepRun struct {
 	s     scenario
 	loads []int
 	rates []float64
-	cells []loadCell // by policy, then load
-}
-
-// loadCell is one policy at one load: simulated by the run (world), from the memo, or the
-// policy's own run.
-type loadCell struct {
-	key   string
-	world *world
-	memo  *outcome
-	own   *policyRun
+	cells []part // one policy at one load, by policy, then load
 }
 
 // newLoadSweep sets up the simulations of scenario s's load sweep, on the scenario's subsets
@@ -136,7 +120,7 @@ func (r *runner) newLoadSweep(v param.Values, s scenario, starts, conns []int32,
 	var worlds []*world
 	for i, p := range s.Policies {
 		for _, rate := range ls.rates {
-			c := loadCell{}
+			c := part{}
 			if s.ownRate(rate) {
 				c.own = &own[i]
 			} else {
@@ -169,21 +153,7 @@ func (ls *loadSweepRun) add(u *lab.Update, final bool) {
 		pts := make([]loadPoint, n)
 		x, p99, queue := make([]float64, n), make([]float64, n), make([]float64, n)
 		for k := range n {
-			c := ls.cells[i*n+k]
-			var o outcome
-			switch {
-			case c.world != nil && final:
-				o = ls.r.fullOutcome(c.world) // the memo serves it as a policy's outcome too
-				ls.r.memo.Put(c.key, o)
-			case c.world != nil:
-				o = outcomeOf(c.world)
-			case c.memo != nil:
-				o = *c.memo
-			case c.own.world != nil:
-				o = outcomeOf(c.own.world)
-			default:
-				o = *c.own.memo
-			}
+			o := ls.r.outcome(ls.cells[i*n+k], final)
 			ps := o.summary.rounded(round)
 			pts[k] = loadPoint{LoadPct: float64(ls.loads[k]), Rate: ls.rates[k], LatencyP50MS: ps.LatencyP50MS, LatencyP99MS: ps.LatencyP99MS,
 				QueuePct: ps.QueuePct, ErrorPct: ps.ErrorPct, MaxOverMean: ps.MaxOverMean}

@@ -38,3 +38,31 @@ func (r *runner) fullOutcome(w *world) outcome {
 
 // memoSize is how many policy outcomes a lab keeps: each is at most some 40 kB.
 const memoSize = 256
+
+// part is one simulation a sweep shows: simulated by the run for the sweep (world, memoised
+// under key once final), from the memo, or a policy's own run.
+type part struct {
+	key   string
+	world *world
+	memo  *outcome
+	own   *policyRun
+}
+
+// outcome is p's outcome so far (final numbers from the memo and memoised policies). A world's
+// final outcome goes into the memo with its latency distribution: the memo serves it as a
+// policy's outcome too.
+func (r *runner) outcome(p part, final bool) outcome {
+	switch {
+	case p.world != nil && final:
+		o := r.fullOutcome(p.world)
+		r.memo.Put(p.key, o)
+		return o
+	case p.world != nil:
+		return outcomeOf(p.world)
+	case p.memo != nil:
+		return *p.memo
+	case p.own.world != nil:
+		return outcomeOf(p.own.world)
+	}
+	return *p.own.memo
+}
