@@ -218,7 +218,7 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 		for k := 0; k < samples; {
 			next := min(samples, k+step)
 			if k == 0 {
-				next = min(samples, max(1, step/8)) // a first picture soon
+				next = firstStep(samples, step) // a first picture soon
 			}
 			err := engine.Trials(ctx, len(worlds), runtime.GOMAXPROCS(0), func() func(int) error {
 				return func(i int) error {
@@ -256,6 +256,10 @@ func stepOf(s scenario, chunk float64) int {
 	perSample := max(simWork(s)/float64(len(s.Policies))/float64(scenarioSamples(s)), 1)
 	return max(1, int(chunk/perSample))
 }
+
+// firstStep is how many sampling intervals a run simulates before its first update, of
+// samples in steps of step: fewer, for a first picture soon.
+func firstStep(samples, step int) int { return min(samples, max(1, step/8)) }
 
 // policyRun is one policy of a run: simulated (world) or from the memo.
 type policyRun struct {
