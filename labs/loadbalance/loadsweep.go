@@ -58,19 +58,28 @@ func (s scenario) withRate(r float64, p string) scenario {
 // ownRate reports whether rate r is the scenario's own, whose simulations the run does anyway.
 func (s scenario) ownRate(r float64) bool { return math.Abs(r-s.Rate) <= 1e-9*s.Rate }
 
-// loadSweepWork estimates the work the load sweep adds to scenario s: a simulation of every
-// policy at every load but the scenario's own, each with its latency distribution (for the
-// memo).
-func loadSweepWork(s scenario) float64 {
-	var w float64
+// loadSims returns the scenarios the load sweep of s simulates: every policy at every load
+// but the scenario's own, one policy each.
+func loadSims(s scenario) []scenario {
+	var sims []scenario
 	_, rates := loadPoints(s)
 	for _, r := range rates {
 		if s.ownRate(r) {
 			continue
 		}
 		for _, p := range s.Policies {
-			w += simWork(s.withRate(r, p)) + cdfWork
+			sims = append(sims, s.withRate(r, p))
 		}
+	}
+	return sims
+}
+
+// loadSweepWork estimates the work the load sweep adds to scenario s: its simulations, each
+// with its latency distribution (for the memo).
+func loadSweepWork(s scenario) float64 {
+	var w float64
+	for _, t := range loadSims(s) {
+		w += simWork(t) + cdfWork
 	}
 	return w
 }
@@ -79,14 +88,8 @@ func loadSweepWork(s scenario) float64 {
 // others' (sweptMemory each).
 func loadSweepMemory(s scenario) float64 {
 	var total float64
-	_, rates := loadPoints(s)
-	for _, r := range rates {
-		if s.ownRate(r) {
-			continue
-		}
-		for _, p := range s.Policies {
-			total += sweptMemory(s.withRate(r, p))
-		}
+	for _, t := range loadSims(s) {
+		total += sweptMemory(t)
 	}
 	return total
 }
