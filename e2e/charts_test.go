@@ -22,7 +22,7 @@ var rawTitle = regexp.MustCompile(`\{\w+\}`)
 var chartPages = map[string]string{
 	"backoff":     "/backoff?trials=5&sweep=10:50:20",
 	"ratelimit":   "/ratelimit?duration=5s&sweep=1:31:10&latency_sweep=0:10:5",
-	"loadbalance": "/loadbalance?clients=60&backends=40&subset=6&duration=5s&sweep=4:40:12",
+	"loadbalance": "/loadbalance?clients=60&backends=40&subset=6&duration=5s&sweep=4:40:12&load_sweep=50:100:25",
 }
 
 // TestPanelsEqualHeight: every panel of every small multiple on the three labs has the same

@@ -3,6 +3,7 @@ package lab
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 
@@ -74,6 +75,11 @@ type Chart struct {
 	XUnit  Unit      `json:"x_unit,omitempty"`
 	YUnit  Unit      `json:"y_unit,omitempty"`
 	Help   string    `json:"help,omitempty"` // a sentence under the title
+
+	// Needs names an IntRange parameter (a sweep) whose points are the chart's x: while it is
+	// off the chart has nothing to draw, and the page says so in the chart's box, with a
+	// button that turns the parameter on with its Spec.On range.
+	Needs string `json:"needs,omitempty"`
 }
 
 // TableRows is how a summary entry holds a table's rows.
@@ -163,6 +169,13 @@ func (v View) Check(params param.Set) error {
 		if c.Mark != "" {
 			if sp, ok := params.Lookup(c.Mark); !ok || (sp.Kind != param.Int && sp.Kind != param.Float && sp.Kind != param.Duration) {
 				bad("%s: mark %q is no numeric parameter", what, c.Mark)
+			}
+		}
+		if c.Needs != "" {
+			if sp, ok := params.Lookup(c.Needs); !ok || sp.Kind != param.IntRange {
+				bad("%s: needs %q, which is no range parameter", what, c.Needs)
+			} else if r, err := params.ParseQuery(url.Values{c.Needs: {sp.On}}.Encode()); err != nil || r.Range(c.Needs).Off {
+				bad("%s: needs %q, whose on range %q (param.Spec.On) is no from:to:step range it takes", what, c.Needs, sp.On)
 			}
 		}
 		unit(what+" x", c.XUnit)

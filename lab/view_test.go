@@ -14,6 +14,8 @@ func TestViewCheck(t *testing.T) {
 	params := param.Set{
 		{Name: "n", Label: "N", Kind: param.Int, Default: "1", Min: 1, Max: 10, Step: 1, Help: "n"},
 		{Name: "mode", Label: "Mode", Kind: param.Enum, Default: "a", Options: []string{"a", "b"}, Help: "mode"},
+		{Name: "sweep", Label: "Sweep", Kind: param.IntRange, Default: "off", Min: 1, Max: 10, MaxLen: 5, On: "1:9:2", Help: "sweep"},
+		{Name: "sweep2", Label: "Sweep", Kind: param.IntRange, Default: "off", Min: 1, Max: 10, MaxLen: 5, On: "1:99:2", Help: "sweep"},
 	}
 	good := func() lab.View {
 		return lab.View{
@@ -27,6 +29,11 @@ func TestViewCheck(t *testing.T) {
 	if err := good().Check(params); err != nil {
 		t.Fatalf("a good view: %v", err)
 	}
+	needs := good()
+	needs.Charts[0].Needs = "sweep"
+	if err := needs.Check(params); err != nil {
+		t.Fatalf("a chart that needs a sweep with a valid on range: %v", err)
+	}
 	for _, c := range []struct {
 		name, want string
 		edit       func(*lab.View)
@@ -37,6 +44,8 @@ func TestViewCheck(t *testing.T) {
 		{"unknown unit", `unknown unit " ms"`, func(v *lab.View) { v.Charts[0].YUnit = " ms" }},
 		{"mark of no parameter", `mark "clients"`, func(v *lab.View) { v.Charts[0].Mark = "clients" }},
 		{"mark of an enum", `mark "mode"`, func(v *lab.View) { v.Charts[0].Mark = "mode" }},
+		{"needs no range", `needs "n", which is no range`, func(v *lab.View) { v.Charts[0].Needs = "n" }},
+		{"needs a range without a valid on", `needs "sweep2", whose on range "1:99:2"`, func(v *lab.View) { v.Charts[0].Needs = "sweep2" }},
 		{"key of no parameter", `key "strategies"`, func(v *lab.View) { v.Key = "strategies" }},
 		{"key of a number", `key "n"`, func(v *lab.View) { v.Key = "n" }},
 		{"headline of no chart", `headline "work"`, func(v *lab.View) { v.Headline = []string{"work"} }},

@@ -62,6 +62,7 @@ type Spec struct {
 	Log     bool     `json:"log,omitempty"`     // slider moves on a logarithmic scale
 	Options []string `json:"options,omitempty"` // Enum and EnumList choices
 	MaxLen  int      `json:"max_len,omitempty"` // IntRange: most points
+	On      string   `json:"on,omitempty"`      // IntRange off by default: the range the page offers to turn it on with
 	Random  bool     `json:"random,omitempty"`  // a seed: the page offers a re-roll
 	Help    string   `json:"help"`
 

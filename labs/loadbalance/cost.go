@@ -19,12 +19,13 @@ import (
 // parameter space, extremes included. Failed requests have no completion, so errors only make
 // the estimate higher. Subsetting (every client's subset, and every algorithm's churn at small
 // sizes) is counted as well: a unit per connection made, and workScale per scanPerWorkUnit
-// backends rendezvous hashing scores.
+// backends rendezvous hashing scores. So is drawing each policy's latency distribution
+// (latencyWork), and each of the sweep's simulations' once, for the memo.
 
 // simWork estimates the work of the traffic simulations of scenario s, in World.Work units.
 func simWork(s scenario) float64 {
 	requests := float64(s.Clients) * s.Rate * s.Duration.Seconds()
-	samples := float64((s.Duration + sampleEvery(s.Duration) - 1) / sampleEvery(s.Duration))
+	samples := float64(scenarioSamples(s))
 	perSubset := float64(s.Subset)
 	if s.Subsetting == "aperture" {
 		perSubset += float64(s.Backends)/float64(s.Clients) + 1
@@ -44,6 +45,20 @@ func simWork(s scenario) float64 {
 	return workScale * total
 }
 
+// scenarioSamples is the number of sampling intervals of scenario s (environment.Samples).
+func scenarioSamples(s scenario) int {
+	return int((s.Duration + sampleEvery(s.Duration) - 1) / sampleEvery(s.Duration))
+}
+
+// latencyWork bounds the work of the policies' latency distributions (cdfWork each): a run
+// computes them at most once per step of its simulation (a short first step, firstStep, then
+// steps of stepOf), and not at all for the policies the memo holds.
+func latencyWork(s scenario) float64 {
+	samples, step := scenarioSamples(s), stepOf(s, chunkWork)
+	steps := 1 + (samples-firstStep(samples, step)+step-1)/step
+	return float64(len(s.Policies)*steps) * cdfWork
+}
+
 // subsetWork is the work of subsetting scenario s: the chosen algorithm's subsets, and the
 // comparison of every algorithm with its churn at small sizes.
 func subsetWork(s scenario) float64 {
@@ -54,7 +69,7 @@ func subsetWork(s scenario) float64 {
 // lab's CostBound too.
 func costOf(v param.Values) int64 {
 	s := scenarioOf(v)
-	return int64(math.Ceil(simWork(s) + subsetWork(s) + sweepWork(s)))
+	return int64(math.Ceil(simWork(s) + latencyWork(s) + subsetWork(s) + sweepWork(s) + loadSweepWork(s)))
 }
 
 // memoryOf estimates the most memory a run of scenario v holds at once, in bytes: what grows
@@ -87,7 +102,7 @@ func memoryParts(s scenario) (setup, compare, sims float64) {
 		}
 		sims += w
 	}
-	sims += b*(200+60*float64(len(s.Policies))) + sweepMemory(s) // the result, the sweep
+	sims += b*(200+60*float64(len(s.Policies))) + sweepMemory(s) + loadSweepMemory(s) // the result, the sweeps
 	return setup, compare, sims
 }
 

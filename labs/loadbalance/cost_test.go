@@ -32,6 +32,8 @@ var costScenarios = []string{
 	"cost_spread=1000&machine_spread=4&client_spread=100&antagonists=1&duration=1m",
 	"cost_spread=1&machine_spread=1&antagonists=0&duration=1m",
 	"sweep=20:300:70&duration=20s",
+	"load_sweep=50:100:10&duration=20s",
+	"load_sweep=1:200:7&clients=50&backends=50&subset=5&duration=10s&policy=round_robin,weighted",
 	"subsetting=aperture&policy=weighted&clients=1000&backends=1000&rate=0.2&duration=10s&sweep=10:1000:99",
 }
 

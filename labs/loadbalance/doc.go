@@ -38,17 +38,21 @@
 //   - subset_sweep: per subsetting, a sweepPoint per subset size of the sweep parameter
 //     (connection spread; CPU spread and p99 under sweep_policy, the first policy, for random,
 //     deterministic and the chosen subsetting; see sweep.go);
+//   - load_sweep: per policy, a loadPoint per offered load of the load_sweep parameter (p50,
+//     p99, queueing share, errors and CPU spread at the rate that offers it; see loadsweep.go);
 //   - policies: a policySummary per policy: requests, errors (and those to fail-fast
 //     backends), CPU spread (min, mean, max, max/min, max/mean, p99/mean), wasted CPU, latency
-//     percentiles (interpolated within 4.4%-wide buckets) and requests in flight per client;
+//     percentiles (interpolated within 4.4%-wide buckets: TestLatencySketchBound), the share of
+//     latency spent queueing for a core, and requests in flight per client;
 //   - cpu ({min, max, mean}, cpuStats), wasted_cpu_pct and errors: those of the first policy
 //     listed;
 //   - backends: a backendRow per backend: connections, CPU under the first policy and under each.
 //
 // Series: "connections" (backends per connection count), per policy "cpu <policy>" (median
 // utilisation per sampling interval, with view-only min and max bands), "cpu histogram
-// <policy>" (backends per 2% of utilisation over the run) and "errors <policy>" (failed
-// requests per sampling interval).
+// <policy>" (backends per 2% of utilisation over the run), "errors <policy>" (failed
+// requests per sampling interval) and "latency <policy>" (the share of successful requests
+// faster than each latency histogram bucket's edge, exact at the edges: world.latencyCDF).
 //
 // # Runs
 //

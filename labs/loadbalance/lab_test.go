@@ -206,7 +206,7 @@ func TestFlowControl(t *testing.T) {
 
 // goldenQuery is a small scenario with every feature on.
 const goldenQuery = "clients=12&backends=10&subset=3&subsetting=deterministic&policy=round_robin,least_loaded,weighted,random,p2c&" +
-	"rate=5&duration=40s&event=abrupt_stop&event_share=0.2&failing=1&count_errors=true&client_spread=3&seed=7&sweep=2:10:4"
+	"rate=5&duration=40s&event=abrupt_stop&event_share=0.2&failing=1&count_errors=true&client_spread=3&seed=7&sweep=2:10:4&load_sweep=20:100:40"
 
 // TestGolden pins a small scenario's whole result, bit for bit, and checks that it depends
 // neither on GOMAXPROCS nor on how the run is cut into steps.
@@ -257,7 +257,7 @@ func marshal(tb testing.TB, r *lab.Result) []byte {
 // up to the whole duration, each sampling interval sent once; and the fold equals a one-step
 // run's result at several GOMAXPROCS.
 func TestProgressive(t *testing.T) {
-	const q = "duration=20s&clients=60&backends=40&subset=8&sweep=8:40:16"
+	const q = "duration=20s&clients=60&backends=40&subset=8&sweep=8:40:16&load_sweep=50:100:25"
 	v, err := params.ParseQuery(q)
 	if err != nil {
 		t.Fatal(err)

@@ -50,5 +50,6 @@ func TestMemory(t *testing.T) {
 		"clients=3000&backends=300&subset=300&rate=1&duration=2s&policy=weighted",
 		"clients=300&backends=3000&subset=30&rate=100&duration=2s&policy=random",
 		"rate=100&clients=3000&backends=300&duration=2s",
+		"clients=300&backends=300&subset=30&duration=10s&load_sweep=50:150:10&policy=round_robin,weighted",
 	)
 }

@@ -91,8 +91,10 @@ var params = param.Set{
 		Help: "The chapter's fix for sinkholing: least-loaded and two-choices count recent errors as active requests."},
 	{Name: "seed", Group: "Advanced", Label: "Seed", Kind: param.Int, Default: "1", Min: 0, Max: 1<<53 - 1, Step: 1, Random: true,
 		Help: "All randomness comes from the seed: the same seed gives the same numbers."},
-	{Name: "sweep", Group: "Advanced", Label: "Sweep of subset size", Kind: param.IntRange, Default: "off", Min: 1, Max: 1000, MaxLen: 50,
+	{Name: "sweep", Group: "Advanced", Label: "Sweep of subset size", Kind: param.IntRange, Default: "off", Min: 1, Max: 1000, MaxLen: 50, On: "20:300:40",
 		Help: "Subset sizes for the spread-vs-subset-size charts, from:to:step (20:300:70, say), or off; sizes above the number of backends are not drawn. Each size simulates the first policy under random and deterministic subsetting (and the chosen one)."},
+	{Name: "load_sweep", Group: "Advanced", Label: "Sweep of load", Kind: param.IntRange, Default: "off", Min: 1, Max: 200, MaxLen: 40, On: "50:100:10",
+		Help: "Offered loads, in % of the backends' capacity, for the latency-vs-load charts, from:to:step (50:100:10, say), or off. At each load every policy is simulated with the request rate scaled to it, everything else as it is; loads that would need a rate outside 0.1–100 a second are not drawn."},
 }
 
 // check enforces the rules across the lab's parameters (see lab.Lab.Check): a client cannot
@@ -138,6 +140,7 @@ type scenario struct {
 	CountErrors               bool
 	Seed                      uint64
 	Sweep                     []int64 // subset sizes of the sweep (see sweepSizes)
+	LoadSweep                 []int64 // offered loads (%) of the load sweep (see loadPoints)
 }
 
 // scenarioOf returns the typed scenario of v, which keeps the lab's rules across parameters (check).
@@ -161,6 +164,7 @@ func scenarioOf(v param.Values) scenario {
 		CountErrors:   v.Bool("count_errors"),
 		Seed:          uint64(v.Int("seed")),
 		Sweep:         v.Range("sweep").Points(),
+		LoadSweep:     v.Range("load_sweep").Points(),
 	}
 	return s
 }

@@ -42,9 +42,9 @@ func (r *runner) lab() *lab.Lab {
 		Tours:        tours,
 		Cost:         costOf,
 		CostBound:    costOf,
-		CostParams:   []string{"clients", "duration", "rate", "policy", "subset", "sweep"},
+		CostParams:   []string{"clients", "duration", "rate", "policy", "subset", "sweep", "load_sweep"},
 		Memory:       memoryOf,
-		MemoryParams: []string{"subset", "clients", "backends", "policy", "sweep"},
+		MemoryParams: []string{"subset", "clients", "backends", "policy", "sweep", "load_sweep"},
 		Progressive:  true,
 		Run:          r.Run,
 	}
@@ -69,6 +69,9 @@ type policySummary struct {
 	WastedCPUPct float64 `json:"wasted_cpu_pct"`
 	LatencyP50MS float64 `json:"latency_p50_ms"` // interpolated within a 4.4%-wide histogram bucket (World.Latency)
 	LatencyP99MS float64 `json:"latency_p99_ms"`
+	// QueuePct is the share of the latency of the requests that succeeded spent waiting for a
+	// core in a backend's queue, in %; the rest is service, on a core.
+	QueuePct float64 `json:"queue_pct"`
 	// ActivePerClient is how many requests a client has in flight on average (Little's law:
 	// the summed latency of the requests that succeeded over clients × simulated time). It
 	// says how much a least-loaded client can see: a few requests in flight over a large
@@ -165,6 +168,15 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 		worlds = append(worlds, pols[i].world)
 	}
 	sweepWorlds := sw.start(pols[0])
+	var ls *loadSweepRun
+	if err := engine.Pace(ctx, func() error {
+		var lw []*world
+		ls, lw = r.newLoadSweep(v, s, starts, conns, pols)
+		sweepWorlds = append(sweepWorlds, lw...)
+		return nil
+	}); err != nil {
+		return err
+	}
 	worlds = append(worlds, sweepWorlds...)
 	samples := env.Samples()
 	tr := lab.NewTracker(emit, int64(samples*(len(s.Policies)+len(sweepWorlds))))
@@ -190,23 +202,23 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 	if len(worlds) == 0 {
 		u := r.progress(s, env, pols, counts, 0, samples, true)
 		sw.add(&u, true)
+		ls.add(&u, true)
 		u.Refine = &lab.Refinement{Done: int64(s.Duration / time.Second), Total: int64(s.Duration / time.Second), Unit: "s"}
 		tr.Emit(u)
 		return sendComparison(true)
 	}
-	perSample := max(simWork(s)/float64(len(s.Policies))/float64(samples), 1)
 	chunk := r.chunk
 	if chunk == 0 {
 		chunk = chunkWork
 	}
-	step := max(1, int(chunk/perSample))
+	step := stepOf(s, chunk)
 	return tr.Stage("simulating", func() error {
 		sent := 0 // samples sent
 		flushed := time.Time{}
 		for k := 0; k < samples; {
 			next := min(samples, k+step)
 			if k == 0 {
-				next = min(samples, max(1, step/8)) // a first picture soon
+				next = firstStep(samples, step) // a first picture soon
 			}
 			err := engine.Trials(ctx, len(worlds), runtime.GOMAXPROCS(0), func() func(int) error {
 				return func(i int) error {
@@ -223,15 +235,9 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 			k = next
 			final := k == samples
 			if final || time.Since(flushed) >= flushEvery {
-				if final {
-					for _, p := range pols {
-						if p.world != nil {
-							r.memo.Put(p.key, outcomeOf(p.world))
-						}
-					}
-				}
 				u := r.progress(s, env, pols, counts, sent, k, final)
 				sw.add(&u, final)
+				ls.add(&u, final)
 				u.Refine = &lab.Refinement{Done: int64(env.SampleEnd(k-1) / time.Second), Total: int64(s.Duration / time.Second), Unit: "s"}
 				tr.Emit(u)
 				sent, flushed = k, time.Now()
@@ -243,6 +249,17 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 		return nil
 	})
 }
+
+// stepOf is how many sampling intervals a run simulates between two looks at the clock:
+// about chunk work per policy.
+func stepOf(s scenario, chunk float64) int {
+	perSample := max(simWork(s)/float64(len(s.Policies))/float64(scenarioSamples(s)), 1)
+	return max(1, int(chunk/perSample))
+}
+
+// firstStep is how many sampling intervals a run simulates before its first update, of
+// samples in steps of step: fewer, for a first picture soon.
+func firstStep(samples, step int) int { return min(samples, max(1, step/8)) }
 
 // policyRun is one policy of a run: simulated (world) or from the memo.
 type policyRun struct {
@@ -270,7 +287,10 @@ func (r *runner) progress(s scenario, env *environment, pols []policyRun, counts
 				from = to
 			}
 		} else {
-			o = outcomeOf(p.world)
+			o = r.fullOutcome(p.world)
+			if final {
+				r.memo.Put(p.key, o)
+			}
 		}
 		cpu, ps := o.cpu, o.summary
 		byPolicy[i] = cpu
@@ -285,6 +305,9 @@ func (r *runner) progress(s scenario, env *environment, pols []policyRun, counts
 			u.Series = append(u.Series, timeSeries(name, o.samples[from:to])...)
 		}
 		u.Series = append(u.Series, cpuHistogram(name, cpu, env.Failing))
+		if o.cdfX != nil {
+			u.Series = append(u.Series, lab.Series{Name: "latency " + name, Chart: "latency", Label: name, XUnit: "ms", YUnit: "%", X: o.cdfX, Y: o.cdfY})
+		}
 	}
 	u.Summary["policies"] = sum
 	if final {
@@ -325,6 +348,9 @@ func (w *world) summary(cpu []float64) policySummary {
 			ps.ActivePerClient = float64(w.busyTime) / 1e9 / (float64(w.env.Clients) * ps.SimulatedSecs)
 		}
 	}
+	if w.busyTime > 0 {
+		ps.QueuePct = 100 * float64(w.waitTime) / float64(w.busyTime)
+	}
 	if ps.Requests > 0 {
 		ps.ErrorPct = 100 * float64(ps.Errors) / float64(ps.Requests)
 	}
@@ -363,7 +389,7 @@ func (w *world) summary(cpu []float64) policySummary {
 
 func (ps policySummary) rounded(round func(float64) float64) policySummary {
 	for _, p := range []*float64{&ps.ErrorPct, &ps.CPUMin, &ps.CPUMean, &ps.CPUMax, &ps.MaxOverMin, &ps.MaxOverMean,
-		&ps.P99OverMean, &ps.WastedCPUPct, &ps.LatencyP50MS, &ps.LatencyP99MS, &ps.ActivePerClient} {
+		&ps.P99OverMean, &ps.WastedCPUPct, &ps.LatencyP50MS, &ps.LatencyP99MS, &ps.QueuePct, &ps.ActivePerClient} {
 		*p = round(*p)
 	}
 	return ps

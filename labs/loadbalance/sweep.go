@@ -77,7 +77,7 @@ func sweepWork(s scenario) float64 {
 	for _, n := range sweepSizes(s) {
 		for _, name := range cpuSubsettings(s) {
 			if t := s.at(name, n); !s.own(name, n) {
-				w += float64(subsetsWork(name, t)) + simWork(t)
+				w += float64(subsetsWork(name, t)) + simWork(t) + cdfWork
 			}
 		}
 	}
@@ -94,17 +94,22 @@ func sweepMemory(s scenario) float64 {
 			if s.own(name, n) {
 				continue
 			}
-			t := s.at(name, n)
-			conns := float64(t.Clients) * float64(t.Subset)
-			c, b := float64(t.Clients), float64(t.Backends)
-			w := 24*conns + 136*c + 232*b + 80*inFlight(t) + loopBytes
-			if t.Policies[0] == "weighted" {
-				w += 48 * conns
-			}
-			total += w
+			total += sweptMemory(s.at(name, n))
 		}
 	}
 	return total
+}
+
+// sweptMemory is the memory of a sweep's simulation of scenario t, one policy: memoryParts'
+// terms for it, without the comparison.
+func sweptMemory(t scenario) float64 {
+	conns := float64(t.Clients) * float64(t.Subset)
+	c, b := float64(t.Clients), float64(t.Backends)
+	w := 24*conns + 136*c + 232*b + 80*inFlight(t) + loopBytes
+	if t.Policies[0] == "weighted" {
+		w += 48 * conns
+	}
+	return w
 }
 
 // sweepPoint is one entry of summary.subset_sweep.<subsetting>: at one subset size, the spread
@@ -132,12 +137,9 @@ type sweepRun struct {
 // sweepCell is one size and algorithm of the CPU sweep: simulated by the run (world), from the
 // memo, or the scenario's own (the first policy's run).
 type sweepCell struct {
-	name  string
-	i     int    // index in sizes
-	key   string // memoKey of the cell's scenario
-	world *world
-	memo  *outcome
-	own   *policyRun
+	name string
+	i    int // index in sizes
+	part
 }
 
 // newSweep computes the connection sweep of scenario s, and the subsets of the CPU sweep's
@@ -165,7 +167,7 @@ func (r *runner) newSweep(ctx context.Context, v param.Values, s scenario) (*swe
 			n := sw.sizes[i]
 			for _, name := range cpuSubsettings(s) {
 				t := s.at(name, n)
-				c := sweepCell{name: name, i: i, key: lab.MemoKey(v, map[string]string{"subsetting": name, "subset": strconv.Itoa(n), "policy": policy}, "sweep")}
+				c := sweepCell{name: name, i: i, part: part{key: partKey(v, map[string]string{"subsetting": name, "subset": strconv.Itoa(n), "policy": policy})}}
 				if o, ok := r.memo.Get(c.key); ok {
 					c.memo = &o
 				} else if !s.own(name, n) {
@@ -227,20 +229,7 @@ func (sw *sweepRun) add(u *lab.Update, final bool) {
 	}
 	round := lab.Provisional(final)
 	for _, c := range sw.cells {
-		var o outcome
-		switch {
-		case c.world != nil:
-			o = outcomeOf(c.world)
-			if final {
-				sw.r.memo.Put(c.key, o)
-			}
-		case c.memo != nil:
-			o = *c.memo
-		case c.own.world != nil:
-			o = outcomeOf(c.own.world)
-		default:
-			o = *c.own.memo
-		}
+		o := sw.r.outcome(c.part, final)
 		p := &sw.points[c.name][c.i]
 		p.CPUMaxOverMean, p.WastedCPUPct, p.LatencyP99MS = round(o.summary.MaxOverMean), round(o.summary.WastedCPUPct), round(o.summary.LatencyP99MS)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/resilience-playground/playground/algorithms/balance"
 	"github.com/resilience-playground/playground/engine"
+	"github.com/resilience-playground/playground/lab"
 )
 
 // The datacenter model. Clients send requests as Poisson processes; each request has a cost in
@@ -91,9 +92,10 @@ func (e *environment) SampleEnd(k int) time.Duration {
 type request struct {
 	conn    int32
 	arrival time.Duration
-	cost    float64 // CPU time, ns at speed 1
-	epoch   int32   // the backend's epoch when it was accepted
-	next    int32   // next in the backend's queue, or in the free list
+	start   time.Duration // when it got a core
+	cost    float64       // CPU time, ns at speed 1
+	epoch   int32         // the backend's epoch when it was accepted
+	next    int32         // next in the backend's queue, or in the free list
 	queued  bool
 	live    bool
 }
@@ -164,6 +166,7 @@ type world struct {
 	latency   [latencyOctaves * latencyBuckets]int64
 	succeeded int64
 	busyTime  int64 // the summed latency of the requests that succeeded, ns
+	waitTime  int64 // the part of busyTime they spent waiting for a core, ns
 	errSample int64
 }
 
@@ -441,6 +444,7 @@ func (w *world) start(bi int32, r int32, cost float64, now time.Duration) {
 	w.integrate(be, now)
 	be.busy++
 	w.reqs[r].queued = false
+	w.reqs[r].start = now
 	d := time.Duration(cost / w.speed(bi, now))
 	w.loop.At(now+max(d, 1), r, kindComplete)
 }
@@ -464,6 +468,7 @@ func (w *world) complete(r int32, now time.Duration) {
 	w.succeeded++
 	w.latency[latencyBucket(now-req.arrival)]++
 	w.busyTime += int64(now - req.arrival)
+	w.waitTime += int64(req.start - req.arrival)
 	w.release(r)
 	if q := be.qHead; q >= 0 {
 		be.qHead = w.reqs[q].next
@@ -594,3 +599,36 @@ func (w *world) Latency(q float64) float64 {
 
 // Succeeded returns the requests that completed without error.
 func (w *world) Succeeded() int64 { return w.succeeded }
+
+// cdfWork is the work of one latencyCDF, in World.Work units: it reads every bucket of the
+// histogram, scanPerWorkUnit of them per event's worth of computing.
+const cdfWork = workScale * latencyOctaves * latencyBuckets / scanPerWorkUnit
+
+// latencyCDF is the distribution of the latency of the requests that succeeded so far, for
+// the latency chart: at the lower edge of the first bucket holding a request (x, ms) 0%, then
+// at the upper edge of each bucket up to the last holding one the share (y, %) of the requests
+// faster than that edge. The shares are exact counts of the simulated requests at those
+// edges, 1/16 of an octave apart; only between them does a line interpolate. Nil without any.
+func (w *world) latencyCDF() (x, y []float64) {
+	lo, hi := -1, -1
+	for i, n := range w.latency {
+		if n > 0 {
+			if lo < 0 {
+				lo = i
+			}
+			hi = i
+		}
+	}
+	if lo < 0 {
+		return nil, nil
+	}
+	edge := func(i int) float64 { return lab.RoundTo(math.Exp2(float64(i)/latencyBuckets)/1e6, 5) }
+	x, y = make([]float64, 0, hi-lo+2), make([]float64, 0, hi-lo+2)
+	x, y = append(x, edge(lo)), append(y, 0)
+	var seen int64
+	for i := lo; i <= hi; i++ {
+		seen += w.latency[i]
+		x, y = append(x, edge(i+1)), append(y, lab.RoundTo(100*float64(seen)/float64(w.succeeded), 6))
+	}
+	return x, y
+}

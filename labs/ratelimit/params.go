@@ -83,7 +83,7 @@ var Params = param.Set{
 		Help:    "Instance i's clock runs i/(instances−1)·skew ahead of true time (with the sticky balancer, the instance the scale-out adds runs skew ahead)."},
 	{Name: "seed", Group: "Advanced", Label: "Seed", Kind: param.Int, Default: "1", Min: 0, Max: 1<<53 - 1, Step: 1, Random: true,
 		Help: "All randomness comes from the seed: the same seed gives the same numbers."},
-	{Name: "sweep", Group: "Advanced", Label: "Sweep of sub-windows", Kind: param.IntRange, Default: "off", Min: 1, Max: ratelimit.MaxSubWindows, MaxLen: ratelimit.MaxSubWindows,
+	{Name: "sweep", Group: "Advanced", Label: "Sweep of sub-windows", Kind: param.IntRange, Default: "off", Min: 1, Max: ratelimit.MaxSubWindows, MaxLen: ratelimit.MaxSubWindows, On: "1:31:6",
 		Help: "Sub-window counts k for the error-vs-sub-windows charts, from:to:step (1:31:6, say), or off: each k simulates the sliding-window approximation with k sub-windows (1: the classic two counters) on the same requests."},
 	{Name: "latency_sweep", Group: "Advanced", Label: "Sweep of store latency", Kind: param.IntRange, Default: "off", Min: 0, Max: 1000, MaxLen: maxLatencyPoints, Unit: "ms",
 		Help: "Store latencies in ms for the admitted-vs-store-latency chart, from:to:step (0:50:5, say), or off: at each latency, and at the chosen store latency, the first algorithm runs on every store whose decisions depend on the latency (incr, racy, cas, async), on the same requests."},

@@ -12,9 +12,9 @@ var view = lab.View{
 				"The fixed window's count drops to zero at every boundary; the sliding-window approximation follows the grey line closely."},
 		{ID: "rate", Title: "Admitted per second", XLabel: "time", YLabel: "requests/s", Kind: lab.Steps, XUnit: lab.Millis,
 			Help: "Requests admitted per second by each algorithm, beside those offered (grey); the difference is rejected. The leaky bucket as a queue shows what it lets out to the service, smoothed to its leak rate."},
-		{ID: "sweep_error", Title: "Estimate error vs sub-windows", XLabel: "sub-windows k", YLabel: "mean error, % of limit", Mark: "subwindows", IntX: true,
+		{ID: "sweep_error", Title: "Estimate error vs sub-windows", XLabel: "sub-windows k", YLabel: "mean error, % of limit", Mark: "subwindows", IntX: true, Needs: "sweep",
 			Help: "The sliding-window approximation with k sub-windows (k = 1: the classic two counters), each on the same requests: the mean distance between its estimate and the exact count, in % of the limit. More sub-windows, more counters, a closer estimate."},
-		{ID: "sweep_worst", Title: "Worst window vs sub-windows", XLabel: "sub-windows k", YLabel: "× limit", Mark: "subwindows", IntX: true,
+		{ID: "sweep_worst", Title: "Worst window vs sub-windows", XLabel: "sub-windows k", YLabel: "× limit", Mark: "subwindows", IntX: true, Needs: "sweep",
 			Help: "The most requests the approximation with k sub-windows admitted in any window of the limit's length, × limit (grey: the limit)."},
 		{ID: "latency_admitted", Title: "Admitted vs store latency", XLabel: "store latency", YLabel: "admitted, × limit", Mark: "store_latency", XUnit: lab.Millis,
 			Help: "The first algorithm on each store whose decisions depend on the round trip, on the same requests: its admitted rate × limit against the store latency (grey: the limit and, dashed, the offered rate). " +

@@ -143,7 +143,10 @@ export function extent(chart, series, bands = []) {
   for (const s of series) {
     const w = bars ? binWidth(s) || 1 : 0;
     const [left, right] = chart.int_x ? [w / 2, w / 2] : [0, w];
-    for (const x of s.x) { x0 = Math.min(x0, x - left); x1 = Math.max(x1, x + right); }
+    for (const x of s.x) {
+      if (chart.log_x && !(x > 0)) continue; // no place on a log axis
+      x0 = Math.min(x0, x - left); x1 = Math.max(x1, x + right);
+    }
     ys(s.y);
   }
   if (!bars) for (const b of bands) { ys(b.lo.y); ys(b.hi.y); }
@@ -310,7 +313,7 @@ export class Renderer {
       legend: { show: false },
       cursor: { drag: { x: false, y: false } },
       scales: {
-        x: { time: false, distr: chart.log_x ? 3 : 1, range: () => ctx.r.x },
+        x: { time: false, distr: chart.log_x ? 3 : 1, range: () => logSafe(ctx.r.x, chart.log_x) },
         y: { distr: chart.log_y ? 3 : 1, range: () => logSafe(ctx.r.y, chart.log_y) },
       },
       axes: [
