@@ -13,7 +13,8 @@ import (
 // TestScreenshot writes the README's screenshots from the current build: the backoff page at a
 // projector's 1280×720 (docs/page-1280.png), in the dark theme (page-dark.png), on a 390×844
 // phone (page-390.png), the jitter tour's first step in projector view at 1920×1080
-// (projector-1920.png) and the front page at 1280×720 (front-1280.png). Run with
+// (projector-1920.png) and the front page at 1280×720, light and dark (front-1280.png,
+// front-dark.png: the previews follow the theme). Run with
 // PLAYGROUND_SCREENSHOT=1.
 func TestScreenshot(t *testing.T) {
 	if os.Getenv("PLAYGROUND_SCREENSHOT") != "1" {
@@ -32,6 +33,7 @@ func TestScreenshot(t *testing.T) {
 		{"page-390.png", 390, 844, true, "/backoff", false, false},
 		{"projector-1920.png", 1920, 1080, false, "/backoff?strategies=none,exponential#tour=jitter/1", false, true},
 		{"front-1280.png", 1280, 720, false, "/", false, false},
+		{"front-dark.png", 1280, 720, false, "/", true, false},
 	} {
 		t.Run(vp.name, func(t *testing.T) {
 			ctx := MustOpenTab(t)
