@@ -48,6 +48,19 @@ func TestRoomLessonOnRedis(t *testing.T) {
 	lesson(t, open(), open())
 }
 
+// TestRoomLessonOnTwoProcesses runs the same lesson on two playground processes (the binary,
+// as deployed: `serve -redis`) sharing rooms through one real redis-server.
+func TestRoomLessonOnTwoProcesses(t *testing.T) {
+	browser(t)
+	rd := roomtest.MustStartRedisServer(t)
+	bin := buildBinary(t)
+	a, b := freeAddr(t), freeAddr(t)
+	for _, addr := range []string{a, b} {
+		startServer(t, bin, addr, time.Second, "-redis", rd.URL, "-warm-previews=false")
+	}
+	lesson(t, "http://"+a, "http://"+b)
+}
+
 // lesson: a presenter on server a runs a room that followers on a and b follow, through what a
 // lesson needs. The presenter's Reveal reveals for every follower, who have no Reveal of their
 // own until the presenter allows it; a follower's scenario is in its accessibility tree; a
