@@ -1,0 +1,37 @@
+package e2e
+
+import (
+	"net/http/httptest"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/resilience-playground/playground/api"
+	"github.com/resilience-playground/playground/hub"
+	"github.com/resilience-playground/playground/labs"
+)
+
+// TestPreviewsFillInOnABusyServer: on a cold server with one run slot (previews not drawn at
+// start-up), the front page's three previews are asked for at once and some are refused busy;
+// the page asks again and every preview is drawn — none stays a broken image.
+func TestPreviewsFillInOnABusyServer(t *testing.T) {
+	m := api.NewMetrics(prometheus.NewRegistry())
+	h := hub.New(hub.Config{MaxRuns: 1, Budget: api.DefaultBudget, CacheSize: 64, Observe: m.ObserveRun})
+	srv := httptest.NewServer(api.New(api.Config{Labs: labs.Registry(), Hub: h, Metrics: m}))
+	t.Cleanup(srv.Close)
+	ExpectConsole(t, "status of 503") // the refusals the page then retries
+	ctx := MustOpenTab(t)
+	start := time.Now()
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, `[...document.querySelectorAll(".preview img")].every((i) => i.complete && i.naturalWidth > 0)`)
+	widths := eval[[]int](t, ctx, `[...document.querySelectorAll(".preview img")].map((i) => i.naturalWidth)`)
+	if len(widths) != 3 || slices.Contains(widths, 0) {
+		t.Errorf("previews' widths %v: want three drawn", widths)
+	}
+	t.Logf("three previews drawn %v after the page opened, with one run slot", time.Since(start).Round(time.Millisecond))
+}
