@@ -51,6 +51,7 @@ func TestRoomChangeBeforeFollowerCount(t *testing.T) {
 		if _, f := follower.RunOf(1); len(f.Series) == 0 {
 			t.Error("the new version's run drew nothing")
 		}
+		synctest.Wait() // the room's loops have done what they can: asked, and wait for the count
 		if store.held.Load() == 0 {
 			t.Error("the store was not asked for the follower count: the test shows nothing")
 		}
