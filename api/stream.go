@@ -348,6 +348,7 @@ func (d *driver) serve() (websocket.StatusCode, string) {
 			if errors.Is(err, errDrained) || s.draining.Load() {
 				return websocket.StatusGoingAway, "server restarting; reconnect"
 			}
+			s.log.Warn("stream closed", "lab", d.l.Name, "query", req.Query, "err", err)
 			return websocket.StatusInternalError, "internal error"
 		}
 		if next != nil {

@@ -291,7 +291,7 @@ func runSafely(ctx context.Context, l *lab.Lab, v param.Values, emit func(lab.Up
 			err = fmt.Errorf("%w: %s %s: %v\n%s", ErrPanic, l.Name, l.URL(v), p, debug.Stack())
 		}
 	}()
-	return l.Run(ctx, v, emit)
+	return l.Stream(ctx, v, emit)
 }
 
 // store caches a finished result. The same URL gives the same result, so a second run of

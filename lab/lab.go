@@ -325,7 +325,7 @@ func (l *Lab) URL(v param.Values) string {
 // observe when it is not nil.
 func (l *Lab) Execute(ctx context.Context, v param.Values, observe func(Update)) (*Result, error) {
 	r := NewResult(l, v)
-	err := l.Run(ctx, v, func(u Update) {
+	err := l.Stream(ctx, v, func(u Update) {
 		r.Apply(u)
 		if observe != nil {
 			observe(u)

@@ -84,7 +84,7 @@ func newSpace(lab string, set param.Set, baseQuery string, vary []string, stops,
 				return nil, fmt.Errorf("-vary %s=%s: %v", name, values, err)
 			}
 		} else {
-			a.values = positions(s, base.Format(name), stops, seeds)
+			a.values = Positions(s, base.Format(name), stops, seeds)
 		}
 		for _, v := range a.values {
 			if a.list {
@@ -141,8 +141,11 @@ func listed(s param.Spec, values string) ([]string, error) {
 	return out, nil
 }
 
-// positions are the values a control of spec s takes, current being the presenter's.
-func positions(s param.Spec, current string, stops, seeds int) []string {
+// Positions are the values, in URL form, a control of spec s takes in a load (current being
+// the presenter's): every option of a list, both values of a switch, the range turned on and
+// off, seeds 1 to seeds, and stops points over a slider's span (on its log scale if it has
+// one), its ends included.
+func Positions(s param.Spec, current string, stops, seeds int) []string {
 	switch s.Kind {
 	case param.Enum, param.EnumList:
 		return slices.Clone(s.Options)

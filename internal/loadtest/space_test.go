@@ -134,8 +134,8 @@ func TestPositionsFromDeclaration(t *testing.T) {
 		{param.Spec{Kind: param.IntRange, Default: "10:190:10"}, []string{"10:190:10", "off"}},
 	} {
 		cur := tc.spec.Default
-		if got := positions(tc.spec, cur, 4, 4); !slices.Equal(got, tc.want) {
-			t.Errorf("positions(%+v) = %v, want %v", tc.spec, got, tc.want)
+		if got := Positions(tc.spec, cur, 4, 4); !slices.Equal(got, tc.want) {
+			t.Errorf("Positions(%+v) = %v, want %v", tc.spec, got, tc.want)
 		}
 	}
 }

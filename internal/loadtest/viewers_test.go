@@ -61,7 +61,8 @@ func TestViewers(t *testing.T) {
 }
 
 // TestViewersEveryLab: the viewers mode loads every lab of the registry, moving every one of
-// its parameters, starting from a cheap scenario; every change is answered, with no error.
+// its parameters, starting from a cheap scenario; changes are answered, with no error. (How
+// many runs finish within the window depends on the machine, so that is not asserted.)
 func TestViewersEveryLab(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every lab")
@@ -85,7 +86,7 @@ func TestViewersEveryLab(t *testing.T) {
 				t.Fatal(err)
 			}
 			c := rep.Counts
-			if rep.Errors.Total != 0 || c.Done == 0 || len(rep.Space) != len(l.Params) {
+			if rep.Errors.Total != 0 || c.Answered == 0 || len(rep.Space) != len(l.Params) {
 				t.Errorf("errors %+v %q, counts %+v, space %q", rep.Errors, rep.ErrorSamples, c, rep.Space)
 			}
 			t.Logf("%s: %+v; refusals %q", l.Name, c, rep.RefusalSamples)

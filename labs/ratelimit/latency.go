@@ -235,10 +235,13 @@ func (sim *simulation) addLatency(u *lab.Update) {
 const ceilingPoints = 64
 
 // ceilingCurve returns points of the compare-and-swap ceiling from latency lo to hi where it
-// is at most cap × limit.
+// is at most cap × limit (none if cap is not positive). The ceiling is infinite at latency 0:
+// the curve starts at the latency where it comes down to cap, window/(cap·limit).
 func ceilingCurve(s scenario, lo, hi time.Duration, cap float64) (x, y []float64) {
-	// The ceiling is cap at latency window/(cap·limit).
-	from := max(lo, time.Duration(math.Ceil(float64(s.window)/(cap*float64(s.limit)))))
+	if !(cap > 0) {
+		return nil, nil
+	}
+	from := max(lo, time.Duration(math.Ceil(float64(s.window)/(cap*float64(s.limit)))), 1)
 	if from >= hi {
 		return nil, nil
 	}
