@@ -68,13 +68,18 @@ type Chart struct {
 	Kind   ChartKind `json:"kind,omitempty"`  // Lines, Steps or Bars; "" is Lines
 	Split  bool      `json:"split,omitempty"` // one small chart per series (or per Series.Group), on shared axes
 	Mark   string    `json:"mark,omitempty"`  // numeric parameter whose value is marked on the x axis
-	LogY   bool      `json:"log_y,omitempty"` // logarithmic y axis
-	LogX   bool      `json:"log_x,omitempty"` // logarithmic x axis
-	IntX   bool      `json:"int_x,omitempty"` // x takes whole values: ticks only at integers
-	IntY   bool      `json:"int_y,omitempty"` // y takes whole values
-	XUnit  Unit      `json:"x_unit,omitempty"`
-	YUnit  Unit      `json:"y_unit,omitempty"`
-	Help   string    `json:"help,omitempty"` // a sentence under the title
+	// MarkValue names instead a summary entry, a number in the x axis's unit, marked on the x
+	// axis: for a chosen value derived from the parameters (the offered load, % of capacity,
+	// follows from the rate, the clients and the backends). MarkLabel names it on the mark.
+	MarkValue string `json:"mark_value,omitempty"`
+	MarkLabel string `json:"mark_label,omitempty"`
+	LogY      bool   `json:"log_y,omitempty"` // logarithmic y axis
+	LogX      bool   `json:"log_x,omitempty"` // logarithmic x axis
+	IntX      bool   `json:"int_x,omitempty"` // x takes whole values: ticks only at integers
+	IntY      bool   `json:"int_y,omitempty"` // y takes whole values
+	XUnit     Unit   `json:"x_unit,omitempty"`
+	YUnit     Unit   `json:"y_unit,omitempty"`
+	Help      string `json:"help,omitempty"` // a sentence under the title
 
 	// Needs names an IntRange parameter (a sweep) whose points are the chart's x: while it is
 	// off the chart has nothing to draw, and the page says so in the chart's box, with a
@@ -170,6 +175,9 @@ func (v View) Check(params param.Set) error {
 			if sp, ok := params.Lookup(c.Mark); !ok || (sp.Kind != param.Int && sp.Kind != param.Float && sp.Kind != param.Duration) {
 				bad("%s: mark %q is no numeric parameter", what, c.Mark)
 			}
+		}
+		if (c.MarkValue == "") != (c.MarkLabel == "") || (c.MarkValue != "" && c.Mark != "") {
+			bad("%s: a mark is a parameter (mark) or a summary entry with its label (mark_value, mark_label), not both", what)
 		}
 		if c.Needs != "" {
 			if sp, ok := params.Lookup(c.Needs); !ok || sp.Kind != param.IntRange {

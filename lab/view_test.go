@@ -44,6 +44,10 @@ func TestViewCheck(t *testing.T) {
 		{"unknown unit", `unknown unit " ms"`, func(v *lab.View) { v.Charts[0].YUnit = " ms" }},
 		{"mark of no parameter", `mark "clients"`, func(v *lab.View) { v.Charts[0].Mark = "clients" }},
 		{"mark of an enum", `mark "mode"`, func(v *lab.View) { v.Charts[0].Mark = "mode" }},
+		{"mark value without its label", `mark_value`, func(v *lab.View) { v.Charts[0].Mark, v.Charts[0].MarkValue = "", "load_pct" }},
+		{"mark value beside a mark", `not both`, func(v *lab.View) {
+			v.Charts[0].MarkValue, v.Charts[0].MarkLabel, v.Charts[0].Mark = "load_pct", "load", "n"
+		}},
 		{"needs no range", `needs "n", which is no range`, func(v *lab.View) { v.Charts[0].Needs = "n" }},
 		{"needs a range without a valid on", `needs "sweep2", whose on range "1:99:2"`, func(v *lab.View) { v.Charts[0].Needs = "sweep2" }},
 		{"key of no parameter", `key "strategies"`, func(v *lab.View) { v.Key = "strategies" }},

@@ -133,7 +133,10 @@ export class Charts {
     box.hidden = off && !panels.length; // the note, not an empty frame
     const title = fillTitle(chart.title, this.state.params, values);
     const markP = chart.mark ? this.state.params.get(chart.mark) : null;
-    const mark = !markP ? NaN : markP.kind === "duration" ? parseDuration(values[chart.mark]) : Number(values[chart.mark]); // durations in ms
+    const markV = chart.mark_value ? this.results.summary[chart.mark_value] : undefined; // a derived value, in x's unit
+    const mark = markP ? (markP.kind === "duration" ? parseDuration(values[chart.mark]) : Number(values[chart.mark])) // durations in ms
+      : typeof markV === "number" ? markV : NaN;
+    const markText = markP ? `${markP.label} = ${paramValue(markP, values[chart.mark])}` : `${chart.mark_label} = ${format(chart.x_unit)(mark)}`;
 
     // Extents of the data, per panel and over all panels.
     const extents = panels.map((p) => extent(chart, p.series, p.bands));
@@ -142,7 +145,7 @@ export class Charts {
     const note = document.querySelector(`#chart-${CSS.escape(id)} .chart-note`);
     let noteText = "";
     if (isFinite(mark) && all.x && (mark < all.x[0] || mark > all.x[1])) {
-      noteText = `Computed for ${chart.x_label} from ${number(all.x[0])} to ${number(all.x[1])}: the chosen ${markP.label} = ${paramValue(markP, values[chart.mark])} lies outside that range.`;
+      noteText = `Computed for ${chart.x_label} from ${number(all.x[0])} to ${number(all.x[1])}: the chosen ${markText} lies outside that range.`;
     }
     if (note && note.textContent !== noteText) note.textContent = noteText;
 
@@ -176,7 +179,7 @@ export class Charts {
       title,
       yUnit: yUnit(panels[0]),
       yLabel: chart.split ? "" : chart.y_label,
-      mark: isFinite(mark) && markP ? { value: mark, text: `${markP.label} = ${paramValue(markP, values[chart.mark])}` } : null,
+      mark: isFinite(mark) ? { value: mark, text: markText } : null,
       describe: fit,
       lineLabels: !chart.split,
       points: true,
