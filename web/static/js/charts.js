@@ -4,7 +4,7 @@
 // and share one x axis, y axis and bin width by default; axes only grow while a run refines
 // or a slider moves, and fit the data again once the scenario asked for is final. Charts are
 // named for screen readers and carry a short text summary of what they show.
-import { Renderer, plotHeight, commonBins, extent, merge, axes, format } from "./render.js";
+import { Renderer, plotHeight, commonBins, extent, merge, axes, format, sweepOffNote } from "./render.js";
 import { paramValue, number, labeller } from "./format.js";
 import { pictureValues } from "./status.js";
 import { fillTitle } from "./titles.js";
@@ -193,35 +193,13 @@ export class Charts {
     this.renderer.legend(chart, legend, chart.split && bars ? [] : [...seen.values()]);
   }
 
-  // offNote shows, in the box of a chart whose series need a range parameter (chart.needs, a
-  // sweep) that is off in values, that it is off and a button that turns it on with the
-  // parameter's declared range (its "on"), and hides it otherwise. It reports whether it shows.
+  // offNote shows, in the box of a chart whose series need a range parameter that is off, a
+  // note with a button that turns it on (js/render.js, sweepOffNote).
   offNote(chart, values) {
     const p = chart.needs ? this.state.params.get(chart.needs) : null;
-    const off = !!p && values[p.name] === "off";
     const section = document.getElementById(`chart-${chart.id}`);
-    let el = section?.querySelector(".off-note");
-    if (!off || !section) {
-      if (el) el.hidden = true;
-      return false;
-    }
-    if (!el) {
-      el = document.createElement("p");
-      el.className = "off-note";
-      el.setAttribute("role", "note");
-      const [from, to] = p.on.split(":");
-      const button = document.createElement("button");
-      button.type = "button";
-      button.textContent = `turn on “${p.label}”`;
-      button.addEventListener("click", () =>
-        this.state.setScenario({ [p.name]: p.on }, "user", { partial: true, moved: p.name, commit: true }));
-      const fx = format(chart.x_unit);
-      el.append("Sweep off — ", button, ` to draw ${chart.x_label} from ${fx(Number(from))} to ${fx(Number(to))} (${p.name}=${p.on}).`);
-      section.querySelector(".plots").before(el);
-    }
-    el.hidden = false;
-    el.querySelector("button").disabled = this.state.view.following; // a room's follower shows the presenter's scenario
-    return true;
+    return sweepOffNote(section, chart, p, [{ name: "", off: !!p && values[p.name] === "off", disabled: this.state.view.following,
+      turnOn: () => this.state.setScenario({ [p.name]: p.on }, "user", { partial: true, moved: p.name, commit: true }) }]);
   }
 
   // grow returns the axes of a chart: the data's extent when the numbers are final, else the

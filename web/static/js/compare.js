@@ -17,7 +17,7 @@ import { Stream } from "./stream.js";
 import { Results } from "./results.js";
 import { wireControls } from "./controls.js";
 import { wireHistory } from "./history.js";
-import { Renderer, plotHeight, commonBins, extent, axes } from "./render.js";
+import { Renderer, plotHeight, commonBins, extent, axes, sweepOffNote } from "./render.js";
 
 const B_DASH = [7, 4];
 
@@ -174,6 +174,11 @@ function drawChart(chart, a, b, final) {
   const title = section.querySelector("h2")?.textContent || chart.title;
   const of = (res) => res.series.filter((s) => s.chart === chart.id && !s.of);
   const list = [...of(a).map((s) => ({ ...s, side: "A" })), ...of(b).map((s) => ({ ...s, side: "B" }))];
+  // A sweep off in A or B: say so, with a button that turns it on there.
+  const p = chart.needs ? A.state.params.get(chart.needs) : null;
+  const off = sweepOffNote(section, chart, p, sides.map((s) => ({ name: s.label, off: !!p && s.state.scenario[p.name] === "off",
+    turnOn: () => s.state.setScenario({ [p.name]: p.on }, "user", { partial: true, moved: p.name, commit: true }) })));
+  box.hidden = off && !list.length;
   // Every series in its colour; B dashed (lines), A's own dashed estimates dotted.
   let series = list.map((s) => {
     const st = style(s, list);

@@ -505,3 +505,46 @@ function readoutPlugin(chart, series) {
     },
   };
 }
+
+// sweepOffNote shows, in a chart's section, that the range parameter p its series need
+// (chart.needs, a sweep) is off in some of the scenarios drawn there (sides: the lab page's
+// one, "" by name, or compare's A and B), with a button for each that turns it on with the
+// parameter's declared range (p.on); it hides the note when none has it off. A follower's
+// buttons (disabled) do nothing: a room shows the presenter's scenario. It reports whether
+// the note shows.
+export function sweepOffNote(section, chart, p, sides) {
+  const off = p ? sides.filter((s) => s.off) : [];
+  let el = section?.querySelector(".off-note");
+  if (!off.length || !section) {
+    if (el) el.hidden = true;
+    return false;
+  }
+  const key = off.map((s) => s.name).join(",");
+  if (el && el.dataset.sides !== key) {
+    el.remove();
+    el = null;
+  }
+  if (!el) {
+    el = document.createElement("p");
+    el.className = "off-note";
+    el.dataset.sides = key;
+    el.setAttribute("role", "note");
+    const [from, to] = p.on.split(":");
+    const fx = format(chart.x_unit);
+    const named = off.filter((s) => s.name).map((s) => s.name);
+    el.append(named.length ? `Sweep off in ${named.join(" and ")} — ` : "Sweep off — ");
+    off.forEach((s, i) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.textContent = `turn on “${p.label}”` + (s.name ? ` in ${s.name}` : "");
+      button.addEventListener("click", () => s.turnOn());
+      if (i) el.append(" ");
+      el.append(button);
+    });
+    el.append(` to draw ${chart.x_label} from ${fx(Number(from))} to ${fx(Number(to))} (${p.name}=${p.on}).`);
+    section.querySelector(".plots").before(el);
+  }
+  el.hidden = false;
+  off.forEach((s, i) => { el.querySelectorAll("button")[i].disabled = !!s.disabled; });
+  return true;
+}
