@@ -288,6 +288,9 @@ func (rs *roomServer) stream(w http.ResponseWriter, r *http.Request) {
 	if lr.ctx.Err() != nil { // the room could not start here
 		rs.leave(lr, false)
 		code, reason := closeOf(context.Cause(lr.ctx))
+		if code == websocket.StatusInternalError {
+			s.log.Warn("room stream closed", "room", rm.Code, "cause", context.Cause(lr.ctx))
+		}
 		ws.close(code, reason)
 		return
 	}
@@ -342,6 +345,9 @@ func (rs *roomServer) stream(w http.ResponseWriter, r *http.Request) {
 	_ = lr.b.follow(following, ws.write) // how it ended is told by the contexts below
 	if cause := context.Cause(following); following.Err() != nil && ctx.Err() == nil {
 		code, reason := closeOf(cause)
+		if code == websocket.StatusInternalError {
+			s.log.Warn("room stream closed", "room", rm.Code, "cause", cause)
+		}
 		ws.close(code, reason)
 		return
 	}
