@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/resilience-playground/playground/api"
+	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/param"
 )
 
@@ -35,7 +36,7 @@ func TestSwitchLiveness(t *testing.T) {
 			continue
 		}
 		positions = append(positions, position{l.Name, "default", l.Params.Defaults()})
-		if v, ok := heaviestAdmitted(t, l, api.DefaultBudget); ok {
+		if v, ok := heaviestAtSeeds(t, l, 100, 106); ok {
 			positions = append(positions, position{l.Name, "heaviest", v})
 		}
 		if l.Name == "loadbalance" {
@@ -97,4 +98,27 @@ func spread(xs []float64) string {
 		lo, hi = min(lo, x), max(hi, x)
 	}
 	return fmt.Sprintf("%.0f–%.0f", lo, hi)
+}
+
+// heaviestAtSeeds is the heaviest scenario of l admitted (heaviestAdmitted) at every seed
+// from lo up to hi, exclusive: a lab whose estimate depends on the seed (the rate limiter's
+// pilots) may refuse at one seed the heaviest corner of another, so the corner is looked for
+// under a budget lowered by tenths until it fits at all of them.
+func heaviestAtSeeds(tb testing.TB, l *lab.Lab, lo, hi int) (param.Values, bool) {
+	tb.Helper()
+	for budget := int64(api.DefaultBudget); budget > api.DefaultBudget/4; budget = budget * 9 / 10 {
+		v, ok := heaviestAdmitted(tb, l, budget)
+		if !ok {
+			return v, false
+		}
+		fits := true
+		for seed := lo; seed < hi && fits; seed++ {
+			w, err := v.With("seed", fmt.Sprint(seed))
+			fits = err == nil && l.CheckBudget(w, api.DefaultBudget) == nil
+		}
+		if fits {
+			return v, true
+		}
+	}
+	return param.Values{}, false
 }
