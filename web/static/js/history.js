@@ -8,6 +8,9 @@
 // query in the address.
 import { encode, decode } from "./params.js";
 
+// DRAG_WRITE is the least time, in ms, between two writes of the address during a gesture.
+const DRAG_WRITE = 250;
+
 export function wireHistory(state, opts = {}) {
   const spec = state.spec;
   const address = opts.address || ((q) => location.pathname + (q ? "?" + q : ""));
@@ -18,11 +21,30 @@ export function wireHistory(state, opts = {}) {
   const urlOf = (values) => address(encode(spec, values));
   const here = () => location.pathname + location.search;
   // A fragment (a tour's step, say) belongs to the page, not the scenario: it is kept.
+  let pending = 0; // a timer writing a drag's newest address
   const write = (url, push) => {
+    clearTimeout(pending);
+    pending = 0;
     if (url === here()) return;
     if (push) history.pushState(null, "", url + location.hash);
     else history.replaceState(null, "", url + location.hash);
     state.emit("address", {});
+  };
+  // While a gesture lasts (a slider dragged: an input every few milliseconds), its entry's
+  // address follows it at most every DRAG_WRITE ms, the newest value last: replacing the
+  // address costs the browser some milliseconds each time (and the links that follow it
+  // more), time a dragged page needs for its charts. The gesture's end writes at once, and so
+  // does the server's start of a run.
+  // A run the server starts writes the newest address at once, so that the address is the
+  // scenario's whenever numbers are final.
+  let written = 0, newest = "";
+  const flush = () => { write(newest, false); written = performance.now(); };
+  const follow = (url) => {
+    const wait = written + DRAG_WRITE - performance.now();
+    newest = url;
+    clearTimeout(pending);
+    if (wait <= 0) flush();
+    else pending = setTimeout(flush, wait);
   };
 
   state.on("values", ({ source, ok, commit }) => {
@@ -40,8 +62,10 @@ export function wireHistory(state, opts = {}) {
     if (source === "user") {
       if (!gesture && url !== here()) {
         write(url, true);
+        written = performance.now();
         gesture = true;
-      } else if (gesture) write(url, false);
+      } else if (gesture && !commit) follow(url);
+      else if (gesture) write(url, false);
       if (commit) gesture = false;
     } else if (source !== "history") {
       write(url, false);
@@ -54,10 +78,13 @@ export function wireHistory(state, opts = {}) {
     const q = url.indexOf("?");
     accepted = q >= 0 ? url.slice(q + 1) : "";
     url = address(accepted);
+    if (pending) return flush(); // a drag's newest address, before the server's spelling of it
     if (url !== here() && decodeURIComponent(url) !== decodeURIComponent(here())) history.replaceState(null, "", url + location.hash);
     state.emit("address", {});
   });
   addEventListener("popstate", () => {
+    clearTimeout(pending);
+    pending = 0;
     gesture = false;
     state.setScenario(decode(spec, query()), "history");
   });
