@@ -19,7 +19,7 @@ var costScenarios = []string{
 	"algorithms=sliding_log&store=async&instances=2&limit=100&load=3&duration=20s&latency_sweep=0:200:100&instances_sweep=4:16:4",
 	"algorithms=sliding_window&instances=4&load=3&duration=10s&latency_sweep=0:500:250&instances_sweep=1:64:9",
 	"algorithms=sliding_log&store=async&limit=200&load=3&duration=10s&latency_sweep=0:200:100&instances_sweep=16:64:16", // once ×3.46
-	"algorithms=fixed_window&instances=8&duration=20s&store=cas&store_latency=1s", // retry chains longer than the pilot
+	"algorithms=fixed_window&instances=8&duration=20s&store=cas&store_latency=1s",                                       // retry chains longer than the pilot
 	"store=cas&instances=4&store_latency=20ms&limit=100&load=2&duration=1m&latency_sweep=0:50:10",
 	"store=incr&instances=4&duration=20s&sweep=1:31:6",
 	"duration=5m",
