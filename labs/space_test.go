@@ -24,11 +24,6 @@ func TestEveryUpdateSendable(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs hundreds of scenarios")
 	}
-	cheap := map[string]string{
-		"backoff":     "clients=5&trials=2&sweep=off",
-		"ratelimit":   "duration=2s&limit=10",
-		"loadbalance": "clients=10&backends=10&subset=3&duration=2s",
-	}
 	combos := 150
 	if raceEnabled {
 		combos = 20
@@ -36,7 +31,7 @@ func TestEveryUpdateSendable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, l := range labs.Registry().All() {
 		t.Run(l.Name, func(t *testing.T) {
-			base, err := url.ParseQuery(cheap[l.Name])
+			base, err := url.ParseQuery(loadtest.Cheap[l.Name])
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -67,17 +67,12 @@ func TestViewersEveryLab(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every lab")
 	}
-	cheap := map[string]string{
-		"backoff":     "clients=5&trials=2&sweep=off",
-		"ratelimit":   "duration=2s&limit=10",
-		"loadbalance": "clients=10&backends=10&subset=3&duration=2s",
-	}
 	reg := labs.Registry()
 	url := mustServe(t, 1e6, reg.All()...)
 	for _, l := range reg.All() {
 		t.Run(l.Name, func(t *testing.T) {
 			cfg := viewersConfig(url, l.Name)
-			cfg.Labs, cfg.BaseQuery = reg, cheap[l.Name]
+			cfg.Labs, cfg.BaseQuery = reg, Cheap[l.Name]
 			for _, s := range l.Params {
 				cfg.Vary = append(cfg.Vary, s.Name)
 			}
