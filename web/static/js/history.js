@@ -34,9 +34,8 @@ export function wireHistory(state, opts = {}) {
   // address follows it at most every DRAG_WRITE ms, the newest value last: replacing the
   // address costs the browser some milliseconds each time (and the links that follow it
   // more), time a dragged page needs for its charts. The gesture's end writes at once, and so
-  // does the server's start of a run.
-  // A run the server starts writes the newest address at once, so that the address is the
-  // scenario's whenever numbers are final.
+  // does the server's start of a run, so that the address is the scenario's whenever its
+  // numbers are final.
   let written = 0, newest = "";
   const flush = () => { write(newest, false); written = performance.now(); };
   const follow = (url) => {
