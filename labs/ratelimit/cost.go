@@ -152,17 +152,15 @@ func pilotCost(v param.Values) int64 {
 	perSlice := math.Max(pilotMinSlice, math.Min(pilotArrivals, pilotWork/(8*boundPerArrival(s))))
 	n := int64(math.Max(64, math.Ceil(expected/perSlice)))
 	d := int64(s.duration)
-	// The pilot's marks, of the arrivals drawn and of each world: a world's work per arrival
+	// The pilot's work, of the arrivals drawn and of each world: a world's work per arrival
 	// is extrapolated on its own, since an asynchronous store's propagation is work per
-	// admission (see share).
+	// admission (see afterFill).
 	var work int64
-	marks := []pilotMark{{}}
 	worldMarks := make([][]pilotMark, len(sim.worlds))
 	worldWork := make([]int64, len(sim.worlds))
 	for j := range worldMarks {
 		worldMarks[j] = []pilotMark{{}}
 	}
-	var drawn int64 // the arrivals' own work
 	for i := int64(1); i <= n; i++ {
 		end := int64(float64(d) * float64(i) / float64(n))
 		final := i == n
@@ -170,20 +168,18 @@ func pilotCost(v param.Values) int64 {
 		for _, w := range sim.worlds {
 			w.advance(sim.batch, final)
 		}
-		drawn += sim.work
-		sim.work = 0
-		work = drawn
-		for j, x := range sim.worlds {
-			c := x.base()
-			worldWork[j] += c.work
-			c.work = 0
+		work += sim.takeWork(func(j int, w int64) {
+			worldWork[j] += w
 			worldMarks[j] = append(worldMarks[j], pilotMark{end, sim.arrived, worldWork[j]})
-			work += worldWork[j]
-		}
-		marks = append(marks, pilotMark{end, sim.arrived, work})
+		})
 		if work > pilotWork && !final {
 			left := math.Max(expected-float64(sim.arrived), 0)
 			bound := boundPerArrival(s)
+			var worlds int64
+			for _, w := range worldWork {
+				worlds += w
+			}
+			drawn := work - worlds // the arrivals' own work
 			est := float64(work) + left*float64(drawn)/float64(max(sim.arrived, 1))
 			for j, x := range sim.worlds {
 				per := extrapolate(worldMarks[j], fillTime(s), bound)

@@ -118,7 +118,7 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 				return err
 			}
 			u := sim.update(final)
-			r.work.Add(sim.takeWork())
+			r.work.Add(sim.takeWork(nil))
 			tr.Add(1)
 			u.Refine = &lab.Refinement{Done: int64(end / time.Millisecond), Total: int64(s.duration / time.Millisecond), Unit: "ms simulated"}
 			tr.Emit(u)

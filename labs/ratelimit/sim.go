@@ -123,13 +123,17 @@ func sampleAt(j int, d int64) int64 {
 	return int64(float64(d) * float64(j) / nSamples)
 }
 
-// takeWork returns the work done by the worlds since the last call.
-func (sim *simulation) takeWork() int64 {
+// takeWork returns the work done since the last call: the arrivals' and the worlds', each
+// world's also passed to each (when it is not nil) with its index.
+func (sim *simulation) takeWork(each func(world int, work int64)) int64 {
 	w := sim.work
 	sim.work = 0
-	for _, x := range sim.worlds {
+	for j, x := range sim.worlds {
 		c := x.base()
 		w += c.work
+		if each != nil {
+			each(j, c.work)
+		}
 		c.work = 0
 	}
 	return w
