@@ -1,19 +1,13 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/resilience-playground/playground/api"
-	"github.com/resilience-playground/playground/hub"
-	"github.com/resilience-playground/playground/labs"
 )
 
 // TestFrontPageTeacher opens the front page as a teacher does: it explains Present and rooms,
@@ -24,12 +18,7 @@ import (
 // Its server draws the previews at start-up as cmd/playground does (WarmPreviews): all three
 // previews draw, though the hub has only two run slots.
 func TestFrontPageTeacher(t *testing.T) {
-	m := api.NewMetrics(prometheus.NewRegistry())
-	h := hub.New(hub.Config{MaxRuns: 2, Budget: api.DefaultBudget, CacheSize: 64, Observe: m.ObserveRun})
-	a := api.New(api.Config{Labs: labs.Registry(), Hub: h, Metrics: m})
-	a.WarmPreviews(context.Background())
-	srv := httptest.NewServer(a)
-	t.Cleanup(srv.Close)
+	srv := mustOpenServerConfig(t, serverConfig{warm: true})
 	ExpectConsole(t, "/api/v1/rooms/ZZZZZZ") // the 404 of a code naming no room
 	res, err := http.Post(srv.URL+"/api/v1/rooms", "application/json", strings.NewReader(`{"url": "/backoff?clients=40&trials=10&sweep=off"}`))
 	if err != nil {

@@ -50,9 +50,34 @@ func MustOpenServer(tb testing.TB) *httptest.Server {
 // mustOpenServerWith is MustOpenServer with extra labs (of tests) beside the playground's.
 func mustOpenServerWith(tb testing.TB, extra ...*lab.Lab) *httptest.Server {
 	tb.Helper()
+	return mustOpenServerConfig(tb, serverConfig{extra: extra})
+}
+
+// serverConfig is how a test's server differs from MustOpenServer's.
+type serverConfig struct {
+	maxRuns int               // run slots (0: 2)
+	extra   []*lab.Lab        // labs of tests beside the playground's
+	api     func(*api.Config) // changes to the API's configuration (a room store, say)
+	warm    bool              // draw the front page's previews before serving, as cmd/playground does
+}
+
+// mustOpenServerConfig is MustOpenServer configured by c.
+func mustOpenServerConfig(tb testing.TB, c serverConfig) *httptest.Server {
+	tb.Helper()
+	if c.maxRuns == 0 {
+		c.maxRuns = 2
+	}
 	m := api.NewMetrics(prometheus.NewRegistry())
-	h := hub.New(hub.Config{MaxRuns: 2, Budget: api.DefaultBudget, CacheSize: 64, Observe: m.ObserveRun})
-	srv := httptest.NewServer(api.New(api.Config{Labs: labs.Registry(extra...), Hub: h, Metrics: m}))
+	h := hub.New(hub.Config{MaxRuns: c.maxRuns, Budget: api.DefaultBudget, CacheSize: 64, Observe: m.ObserveRun})
+	cfg := api.Config{Labs: labs.Registry(c.extra...), Hub: h, Metrics: m}
+	if c.api != nil {
+		c.api(&cfg)
+	}
+	a := api.New(cfg)
+	if c.warm {
+		a.WarmPreviews(context.Background())
+	}
+	srv := httptest.NewServer(a)
 	tb.Cleanup(srv.Close)
 	return srv
 }

@@ -1,27 +1,18 @@
 package e2e
 
 import (
-	"net/http/httptest"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/resilience-playground/playground/api"
-	"github.com/resilience-playground/playground/hub"
-	"github.com/resilience-playground/playground/labs"
 )
 
 // TestPreviewsFillInOnABusyServer: on a cold server with one run slot (previews not drawn at
 // start-up), the front page's three previews are asked for at once and some are refused busy;
 // the page asks again and every preview is drawn — none stays a broken image.
 func TestPreviewsFillInOnABusyServer(t *testing.T) {
-	m := api.NewMetrics(prometheus.NewRegistry())
-	h := hub.New(hub.Config{MaxRuns: 1, Budget: api.DefaultBudget, CacheSize: 64, Observe: m.ObserveRun})
-	srv := httptest.NewServer(api.New(api.Config{Labs: labs.Registry(), Hub: h, Metrics: m}))
-	t.Cleanup(srv.Close)
+	srv := mustOpenServerConfig(t, serverConfig{maxRuns: 1})
 	ExpectConsole(t, "status of 503") // the refusals the page then retries
 	ctx := MustOpenTab(t)
 	start := time.Now()

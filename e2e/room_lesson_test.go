@@ -5,18 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/chromedp"
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/resilience-playground/playground/api"
-	"github.com/resilience-playground/playground/hub"
-	"github.com/resilience-playground/playground/labs"
 	"github.com/resilience-playground/playground/room"
 	"github.com/resilience-playground/playground/room/roomtest"
 )
@@ -39,11 +35,7 @@ func TestRoomLessonOnRedis(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { store.Close() })
-		m := api.NewMetrics(prometheus.NewRegistry())
-		h := hub.New(hub.Config{MaxRuns: 2, Budget: api.DefaultBudget, CacheSize: 64, Observe: m.ObserveRun})
-		srv := httptest.NewServer(api.New(api.Config{Labs: labs.Registry(), Hub: h, Metrics: m, Rooms: store}))
-		t.Cleanup(srv.Close)
-		return srv.URL
+		return mustOpenServerConfig(t, serverConfig{api: func(c *api.Config) { c.Rooms = store }}).URL
 	}
 	lesson(t, open(), open())
 }

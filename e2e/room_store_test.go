@@ -5,17 +5,13 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/resilience-playground/playground/api"
-	"github.com/resilience-playground/playground/hub"
-	"github.com/resilience-playground/playground/labs"
 	"github.com/resilience-playground/playground/room"
 	"github.com/resilience-playground/playground/room/roomtest"
 )
@@ -30,10 +26,7 @@ func TestRoomLostByItsStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	m := api.NewMetrics(prometheus.NewRegistry())
-	h := hub.New(hub.Config{MaxRuns: 2, Budget: api.DefaultBudget, CacheSize: 64, Observe: m.ObserveRun})
-	srv := httptest.NewServer(api.New(api.Config{Labs: labs.Registry(), Hub: h, Metrics: m, Rooms: store, RoomCheck: 200 * time.Millisecond}))
-	t.Cleanup(srv.Close)
+	srv := mustOpenServerConfig(t, serverConfig{api: func(c *api.Config) { c.Rooms, c.RoomCheck = store, 200*time.Millisecond }})
 
 	resp, err := http.Post(srv.URL+"/api/v1/rooms", "application/json", strings.NewReader(`{"url": "/backoff?strategies=full&clients=20&trials=4&sweep=off"}`))
 	if err != nil {
