@@ -2,6 +2,7 @@ package ratelimit
 
 import (
 	"bytes"
+	"context"
 	"testing"
 
 	"github.com/resilience-playground/playground/lab"
@@ -32,12 +33,42 @@ func TestRampsEqualOneShot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := scenarioOf(v)
-	if n := expectedArrivals(s) / 2; n <= rampArrivals {
-		t.Fatalf("%s: %.0f arrivals a slice of two, want more than %d", q, n, rampArrivals)
+	if n := CostBound(v) / 2; n <= rampWork {
+		t.Fatalf("%s: a work bound of %d a slice of two, want more than %d", q, n, rampWork)
 	}
 	want := marshal(t, mustRunOn(t, newRunner(1).lab(), q))
 	if got := marshal(t, mustRunOn(t, newRunner(2).lab(), q)); !bytes.Equal(got, want) {
 		t.Errorf("%s: with ramps the result differs from the one-shot result", q)
+	}
+}
+
+// TestFirstPictureCheap: the first picture of a run whose slices are heavy takes a small
+// share of a slice's work, whether the work is in its arrivals or in its sweeps' worlds (here
+// 1,200 arrivals and 41 worlds of the latency sweep: before the ramps counted the worlds, its
+// first picture was a whole slice).
+func TestFirstPictureCheap(t *testing.T) {
+	const slices = 2
+	for _, q := range []string{
+		"duration=3m&limit=1000&load=1.5&algorithms=fixed_window,sliding_log,token_bucket",
+		"limit=1&load=10&duration=2m&latency_sweep=0:1000:25",
+	} {
+		r := newRunner(slices)
+		v, err := Params.ParseQuery(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := int64(-1)
+		if _, err := r.lab().Execute(context.Background(), v, func(u lab.Update) {
+			if first < 0 && u.Refine != nil {
+				first = r.work.Load()
+			}
+		}); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		total := r.work.Load()
+		if first < 0 || first > total/slices/4 {
+			t.Errorf("%s: the first picture took %d work units of the run's %d, want at most a quarter of a slice's (%d)",
+				q, first, total, total/slices/4)
+		}
 	}
 }

@@ -100,7 +100,7 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 		initial[i] = w.initial()
 	}
 	emit(sim.staticUpdate())
-	ends := sliceEnds(s.duration, r.slices, expectedArrivals(s))
+	ends := sliceEnds(s.duration, r.slices, float64(CostBound(v)))
 	tr := lab.NewTracker(emit, int64(len(ends)))
 	return tr.Stage("simulating", func() error {
 		for i, end := range ends {
@@ -132,15 +132,19 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 	})
 }
 
-// rampArrivals is the most arrivals expected in a slice whose run's first slice is not cut
-// into ramps (see sliceEnds): some tens of milliseconds of computing.
-const rampArrivals = 1 << 16
+// rampWork is the most work units a slice may be bounded by (CostBound, which counts every
+// world, the sweeps' included, and is some 3–9 times the work done) when the run's first
+// slice is not cut into ramps (see sliceEnds): at most some 10 ms of computing.
+const rampWork = 1 << 21
 
-// sliceEnds returns the ends of n equal slices of d, the last one d; when a slice is expected
-// to hold more than rampArrivals of the run's arrivals, the first one is cut in growing ramps.
-func sliceEnds(d time.Duration, n int, arrivals float64) []time.Duration {
+// sliceEnds returns the ends of n equal slices of d, the last one d; when a slice's share of
+// bound, the run's work bound, is more than rampWork, the first one is cut in growing ramps.
+// The bound counts the work of every world: a scenario of few arrivals with sweeps of many
+// worlds (limit 1 at load 10 for an hour, with every sweep: 31,000 arrivals, 180 million
+// units) is as heavy a slice as one of many arrivals.
+func sliceEnds(d time.Duration, n int, bound float64) []time.Duration {
 	ends := make([]time.Duration, 0, n+3)
-	if n > 1 && arrivals/float64(n) > rampArrivals {
+	if n > 1 && bound/float64(n) > rampWork {
 		// The first slice of a heavy scenario comes in ramps of a 64th, a 16th and a quarter:
 		// its first picture then takes a 64th of a slice's computing, so that a viewer's new
 		// value is shown, and a newer one may supersede it, at once.
