@@ -46,9 +46,13 @@ type Config struct {
 	ParamBurst    int           // burst of parameter changes (default 20)
 	MaxMessage    int64         // largest websocket message read, in bytes (default 4096)
 	FrameInterval time.Duration // least time between frames (default 33ms)
-	PingInterval  time.Duration // how often streams are pinged (default 20s)
-	WriteTimeout  time.Duration // longest a frame write may block (default 10s)
-	IdleTimeout   time.Duration // a stream with no request for this long is closed (default 30m)
+	// Patience is how long a viewer may wait for a complete picture before a newer value on
+	// the stream waits for the run in flight to show its picture (default 100ms; see
+	// driver.run).
+	Patience     time.Duration
+	PingInterval time.Duration // how often streams are pinged (default 20s)
+	WriteTimeout time.Duration // longest a frame write may block (default 10s)
+	IdleTimeout  time.Duration // a stream with no request for this long is closed (default 30m)
 
 	// Rooms keeps the rooms of live sessions (default: in this process's memory); Replica
 	// names this server among the replicas sharing it (default: random).
@@ -104,6 +108,9 @@ func New(cfg Config) *Server {
 	}
 	if cfg.FrameInterval <= 0 {
 		cfg.FrameInterval = 33 * time.Millisecond
+	}
+	if cfg.Patience <= 0 {
+		cfg.Patience = DefaultPatience
 	}
 	if cfg.PingInterval <= 0 {
 		cfg.PingInterval = 20 * time.Second

@@ -254,7 +254,15 @@ type driver struct {
 	out    func(reply) error
 	idle   time.Duration // with no request for this long, serve ends (0: never)
 	client string        // whom its runs are for (see package hub's "Fair slots")
+	// waiting is when the viewer started waiting for a complete picture: the start of the
+	// first run since the last picture, error or end; zero when not waiting.
+	waiting time.Time
 }
+
+// DefaultPatience is Config.Patience's default: a viewer dragging a slider (an input every
+// 30 ms or so) sees a new picture at least every ~150 ms at the defaults (100 ms, then the
+// picture of the run in flight), and a single move is answered at once.
+const DefaultPatience = 100 * time.Millisecond
 
 func (s *Server) newDriver(ctx context.Context, l *lab.Lab, out func(reply) error) *driver {
 	return &driver{s: s, l: l, ctx: ctx, latest: make(chan request, 1), out: out}
@@ -414,22 +422,28 @@ func (d *driver) run(req request, busyTry *int, jitter *rand.Rand) (*request, er
 	if err := d.out(reply{Type: "start", ID: req.ID, URL: l.URL(v), Params: v.Map()}); err != nil {
 		return nil, err
 	}
-	// A newer request supersedes this run at once — unless the lab is progressive and the
-	// run has not yet shown a complete picture: then the run goes on until it has, so that a
-	// viewer dragging a slider sees a picture at every step it takes time for, and the newest
-	// request is served next.
+	// A newer request supersedes this run at once — unless the lab is progressive, the run
+	// has not yet shown a complete picture and the viewer has been waiting for one for
+	// Config.Patience or more (a drag: every value superseded before its picture): then the
+	// run goes on until it has shown it, and the newest request is served next. So a single
+	// move starts at once, whatever the old run was doing, and a viewer dragging a slider
+	// sees a picture at least every Patience and a picture's computing.
+	if d.waiting.IsZero() {
+		d.waiting = time.Now()
+	}
 	var (
 		pending  *request
 		pictured = !l.Progressive
 		sent     = map[string]bool{} // series sent in full in this run
 	)
+	keep := func() bool { return !pictured && time.Since(d.waiting) >= s.cfg.Patience }
 	for {
 		if pending != nil && pictured {
 			return pending, nil
 		}
 		select {
 		case next := <-d.latest:
-			if pictured {
+			if !keep() {
 				return &next, nil
 			}
 			pending = &next
@@ -446,9 +460,12 @@ func (d *driver) run(req request, busyTry *int, jitter *rand.Rand) (*request, er
 				return nil, err
 			}
 			s.metrics.frames.Inc()
-			pictured = pictured || u.Refine != nil
+			if u.Refine != nil {
+				pictured, d.waiting = true, time.Time{}
+			}
 		}
 		if done {
+			d.waiting = time.Time{}
 			if runErr != nil {
 				return pending, d.writeErr(req.ID, runErr)
 			}
@@ -460,7 +477,7 @@ func (d *driver) run(req request, busyTry *int, jitter *rand.Rand) (*request, er
 		// At most one frame per interval; updates arriving meanwhile merge in the mailbox.
 		select {
 		case next := <-d.latest:
-			if pictured {
+			if !keep() {
 				return &next, nil
 			}
 			pending = &next
