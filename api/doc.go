@@ -41,7 +41,7 @@
 //
 // The page sends, whenever a control changes (JSON text messages):
 //
-//	{"type": "params", "id": 7, "query": "clients=100&base=5ms"}
+//	{"type": "params", "id": 7, "query": "clients=100&base=5ms"}   "drag": true during a slider's drag
 //
 // id is the page's own counter, echoed in every reply so the page can drop replies to older
 // requests. The server cancels the run it was streaming (unless other viewers watch it) and
@@ -66,10 +66,14 @@
 // merged into one frame, never a queue. Frames are compressed (permessage-deflate) when the
 // browser offers it.
 //
-// A newer params message supersedes the run being streamed at once, except for a progressive
-// lab's run that has not yet completed its first picture: that one is streamed until it has,
-// and then the newest request is served. A viewer dragging a slider thus sees a picture at
-// every step the server has time for.
+// A newer params message supersedes the run being streamed at once, so a move starts at once
+// whatever the old run was doing — except for a progressive lab's run that has not yet
+// completed its first picture when the message is a step of a slider's drag ("drag": true,
+// which the page sets while a slider is dragged or stepped by held keys) or the viewer has
+// been waiting for a picture for the server's patience (100 ms) already: then that run is
+// streamed until it has, and the newest request is served next. A viewer dragging a slider
+// thus sees a picture at every step the server has time for, and a client sending values
+// faster than pictures come still sees one now and then.
 //
 // Limits per connection: parameter changes are paced by a token bucket (excess requests are
 // coalesced to the newest); messages larger than the read limit close the connection with

@@ -59,7 +59,7 @@ func TestDragPictures(t *testing.T) {
 				tick := time.NewTicker(30 * time.Millisecond)
 				for i := 1; i <= inputs; i++ {
 					<-tick.C
-					st.Send(int64(i+1), query(i))
+					st.SendDrag(int64(i+1), query(i)) // as the page sends a drag's steps
 				}
 				tick.Stop()
 				end := time.Now()

@@ -368,7 +368,19 @@ func (st *Stream) With(tb testing.TB) *Stream { return &Stream{tb: tb, C: st.C} 
 // Send sends a params message.
 func (st *Stream) Send(id int64, query string) {
 	st.tb.Helper()
-	b, err := json.Marshal(map[string]any{"type": "params", "id": id, "query": query})
+	st.send(map[string]any{"type": "params", "id": id, "query": query})
+}
+
+// SendDrag sends a params message as a step of a slider's drag, as the page does while a
+// slider is dragged.
+func (st *Stream) SendDrag(id int64, query string) {
+	st.tb.Helper()
+	st.send(map[string]any{"type": "params", "id": id, "query": query, "drag": true})
+}
+
+func (st *Stream) send(m map[string]any) {
+	st.tb.Helper()
+	b, err := json.Marshal(m)
 	if err != nil {
 		st.tb.Fatal(err)
 	}

@@ -267,66 +267,81 @@ func TestPanics(t *testing.T) {
 }
 
 // TestSupersededUntilPicture: a newer request supersedes a progressive run at once, before
-// its picture, while the viewer has been waiting for a picture less than the server's
-// patience (a single move starts at once); once the viewer has waited that long (a drag whose
-// every value was superseded), the run in flight goes on until it has shown a complete
-// picture (its first refinement), the newest request is served next, and a run that has
-// shown its picture is superseded at once.
+// its picture (a move starts at once) — unless it is a step of a drag, or the viewer has been
+// waiting for a picture for the server's patience already (values sent faster than pictures
+// come): then the run in flight goes on until it has shown a complete picture (its first
+// refinement), and the newest request is served next. A run that has shown its picture is
+// superseded at once, drag or not.
 func TestSupersededUntilPicture(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		srv := MustOpenServer(t)
-		st := srv.MustDial(t, "prog", nil)
-		step := func(q string, k int) { go srv.Prog.Step(t.Context(), q, k) }
-		unpictured := func(id int64, q string) {
-			t.Helper()
-			if r := st.MustNext(); r.Type != "start" || r.ID != id {
-				t.Fatalf("reply %+v, want start %d", r, id)
-			}
-			step(q, 1)
-			if r := st.MustNext(); r.Type != "frame" || r.ID != id || r.Refine != nil {
-				t.Fatalf("reply %+v, want a frame of %d without a picture", r, id)
-			}
-		}
-		const first, second = "n=1&steps=5&picture=3", "n=2&steps=5&picture=3"
-		st.Send(1, first)
-		unpictured(1, first)
-		st.Send(2, second) // a move: the first run is abandoned before its picture
-		unpictured(2, second)
-		synctest.Wait()
-		if srv.Prog.Running() != 1 || srv.Prog.Runs() != 2 {
-			t.Fatalf("%d running, %d runs; want the second only running", srv.Prog.Running(), srv.Prog.Runs())
-		}
-		time.Sleep(api.DefaultPatience) // the viewer has waited its patience without a picture
-		st.Send(3, "n=3&steps=2&picture=1") // superseded by the next: never served
-		st.Send(4, "n=4&steps=2&picture=1")
-		synctest.Wait()
-		if srv.Prog.Running() != 1 || srv.Prog.Runs() != 2 {
-			t.Fatalf("%d running, %d runs; want the second, kept until its picture", srv.Prog.Running(), srv.Prog.Runs())
-		}
-		step(second, 2) // the second and third updates: the picture
-		var pictured bool
-		for !pictured {
-			r := st.MustNext()
-			if r.ID != 2 || r.Type != "frame" {
-				t.Fatalf("reply %+v before the second run's picture, want its frames", r)
-			}
-			pictured = r.Refine != nil
-		}
-		step("n=4&steps=2&picture=1", 1)
-		if r := st.MustNext(); r.Type != "start" || r.ID != 4 {
-			t.Fatalf("reply %+v after the picture, want start 4 (the newest request)", r)
-		}
-		if r := st.MustNext(); r.Type != "frame" || r.ID != 4 || r.Refine == nil {
-			t.Fatalf("reply %+v, want the picture of 4", r)
-		}
-		st.Send(5, "n=5&steps=1&picture=1") // 4 has shown its picture: superseded at once
-		step("n=5&steps=1&picture=1", 1)
-		if _, frames, _ := st.Run(5); len(frames) == 0 {
-			t.Errorf("no frames for 5")
-		}
-		synctest.Wait()
-		if srv.Prog.Running() != 0 || srv.Prog.Runs() != 4 {
-			t.Errorf("%d running, %d runs; want 0 running, and runs of 1, 2, 4 and 5 only", srv.Prog.Running(), srv.Prog.Runs())
-		}
-	})
+	for _, c := range []struct {
+		name string
+		wait time.Duration // before the newer values
+		drag bool
+	}{
+		{"drag", 0, true},
+		{"patience", api.DefaultPatience, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv := MustOpenServer(t)
+				st := srv.MustDial(t, "prog", nil)
+				step := func(q string, k int) { go srv.Prog.Step(t.Context(), q, k) }
+				unpictured := func(id int64, q string) {
+					t.Helper()
+					if r := st.MustNext(); r.Type != "start" || r.ID != id {
+						t.Fatalf("reply %+v, want start %d", r, id)
+					}
+					step(q, 1)
+					if r := st.MustNext(); r.Type != "frame" || r.ID != id || r.Refine != nil {
+						t.Fatalf("reply %+v, want a frame of %d without a picture", r, id)
+					}
+				}
+				const first, second = "n=1&steps=5&picture=3", "n=2&steps=5&picture=3"
+				st.Send(1, first)
+				unpictured(1, first)
+				st.Send(2, second) // a move: the first run is abandoned before its picture
+				unpictured(2, second)
+				synctest.Wait()
+				if srv.Prog.Running() != 1 || srv.Prog.Runs() != 2 {
+					t.Fatalf("%d running, %d runs; want the second only running", srv.Prog.Running(), srv.Prog.Runs())
+				}
+				time.Sleep(c.wait)
+				send := st.Send
+				if c.drag {
+					send = st.SendDrag
+				}
+				send(3, "n=3&steps=2&picture=1") // superseded by the next: never served
+				send(4, "n=4&steps=2&picture=1")
+				synctest.Wait()
+				if srv.Prog.Running() != 1 || srv.Prog.Runs() != 2 {
+					t.Fatalf("%d running, %d runs; want the second, kept until its picture", srv.Prog.Running(), srv.Prog.Runs())
+				}
+				step(second, 2) // the second and third updates: the picture
+				var pictured bool
+				for !pictured {
+					r := st.MustNext()
+					if r.ID != 2 || r.Type != "frame" {
+						t.Fatalf("reply %+v before the second run's picture, want its frames", r)
+					}
+					pictured = r.Refine != nil
+				}
+				step("n=4&steps=2&picture=1", 1)
+				if r := st.MustNext(); r.Type != "start" || r.ID != 4 {
+					t.Fatalf("reply %+v after the picture, want start 4 (the newest request)", r)
+				}
+				if r := st.MustNext(); r.Type != "frame" || r.ID != 4 || r.Refine == nil {
+					t.Fatalf("reply %+v, want the picture of 4", r)
+				}
+				send(5, "n=5&steps=1&picture=1") // 4 has shown its picture: superseded at once
+				step("n=5&steps=1&picture=1", 1)
+				if _, frames, _ := st.Run(5); len(frames) == 0 {
+					t.Errorf("no frames for 5")
+				}
+				synctest.Wait()
+				if srv.Prog.Running() != 0 || srv.Prog.Runs() != 4 {
+					t.Errorf("%d running, %d runs; want 0 running, and runs of 1, 2, 4 and 5 only", srv.Prog.Running(), srv.Prog.Runs())
+				}
+			})
+		})
+	}
 }

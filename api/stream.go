@@ -33,6 +33,9 @@ type request struct {
 	Query string `json:"query"`
 	Key   string `json:"key,omitempty"`
 	Step  string `json:"step,omitempty"`
+	// Drag marks a step of a slider's gesture (dragged, or stepped by held keys): it waits for
+	// the run in flight to show its picture (see driver.run).
+	Drag bool `json:"drag,omitempty"`
 	// A room's presenter sends the reveal with the step (see rooms.go).
 	Revealed   bool `json:"revealed,omitempty"`
 	RevealOpen bool `json:"reveal_open,omitempty"`
@@ -423,11 +426,12 @@ func (d *driver) run(req request, busyTry *int, jitter *rand.Rand) (*request, er
 		return nil, err
 	}
 	// A newer request supersedes this run at once — unless the lab is progressive, the run
-	// has not yet shown a complete picture and the viewer has been waiting for one for
-	// Config.Patience or more (a drag: every value superseded before its picture): then the
-	// run goes on until it has shown it, and the newest request is served next. So a single
-	// move starts at once, whatever the old run was doing, and a viewer dragging a slider
-	// sees a picture at least every Patience and a picture's computing.
+	// has not yet shown a complete picture, and the request is a step of a drag or the viewer
+	// has been waiting for a picture for Config.Patience or more: then the run goes on until
+	// it has shown its picture, and the newest request is served next. So a move starts at
+	// once, whatever the old run was doing; a viewer dragging a slider sees a picture at every
+	// step the server has time for; and a client sending values faster than pictures come,
+	// drag or not, still sees one at least every Patience and a picture's computing.
 	if d.waiting.IsZero() {
 		d.waiting = time.Now()
 	}
@@ -436,14 +440,16 @@ func (d *driver) run(req request, busyTry *int, jitter *rand.Rand) (*request, er
 		pictured = !l.Progressive
 		sent     = map[string]bool{} // series sent in full in this run
 	)
-	keep := func() bool { return !pictured && time.Since(d.waiting) >= s.cfg.Patience }
+	keep := func(next request) bool {
+		return !pictured && (next.Drag || time.Since(d.waiting) >= s.cfg.Patience)
+	}
 	for {
 		if pending != nil && pictured {
 			return pending, nil
 		}
 		select {
 		case next := <-d.latest:
-			if !keep() {
+			if !keep(next) {
 				return &next, nil
 			}
 			pending = &next
@@ -477,7 +483,7 @@ func (d *driver) run(req request, busyTry *int, jitter *rand.Rand) (*request, er
 		// At most one frame per interval; updates arriving meanwhile merge in the mailbox.
 		select {
 		case next := <-d.latest:
-			if !keep() {
+			if !keep(next) {
 				return &next, nil
 			}
 			pending = &next

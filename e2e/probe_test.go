@@ -19,12 +19,13 @@ import (
 )
 
 // wsHook runs before the page's own scripts. It wraps WebSocket to record the id of the newest
-// params request the page sent and of the newest done/error/start reply it received, so that a
+// params request the page sent (and whether each was a drag's step) and of the newest
+// done/error/start reply it received, so that a
 // test can wait for the run of its own change and not for one that was already on its way.
 // Its message listener is added before the page's, so by the time the page has handled a reply
 // the hook has recorded it.
 const wsHook = `(() => {
-  const h = (window.__e2e = { lastSent: 0, sent: 0, lastStart: -1, lastDone: -1, lastError: -1, opened: 0, closes: [], pictures: [] });
+  const h = (window.__e2e = { lastSent: 0, sent: 0, lastStart: -1, lastDone: -1, lastError: -1, opened: 0, closes: [], pictures: [], drags: [] });
   h.canon = (v) => Array.isArray(v) ? "[" + v.map(h.canon).join(",") + "]"
     : v !== null && typeof v === "object" ? "{" + Object.keys(v).sort().map((k) => JSON.stringify(k) + ":" + h.canon(v[k])).join(",") + "}"
     : JSON.stringify(v);
@@ -47,7 +48,7 @@ const wsHook = `(() => {
     send(data) {
       try {
         const m = JSON.parse(data);
-        if (m.type === "params") { h.lastSent = m.id; h.sent++; }
+        if (m.type === "params") { h.lastSent = m.id; h.sent++; h.drags.push(!!m.drag); }
       } catch {}
       return super.send(data);
     }

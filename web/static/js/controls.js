@@ -10,13 +10,14 @@ const keyPause = 1000;
 export function wireControls(state, form) {
   const spec = state.spec;
   const $ = (sel) => form.querySelector(sel);
-  const user = (name, value, commit) => state.setScenario({ [name]: value }, "user", { partial: true, moved: name, commit });
+  // drag: a step of a slider's gesture (dragged, or stepped by keys held or pressed in a row).
+  const user = (name, value, commit, drag = false) => state.setScenario({ [name]: value }, "user", { partial: true, moved: name, commit, drag });
 
   form.addEventListener("input", (e) => {
     const t = e.target;
     if (t.matches("input[type=range]")) {
       const p = state.params.get(t.dataset.for);
-      user(p.name, fromSlider(spec, p, t.value), false);
+      user(p.name, fromSlider(spec, p, t.value), false, true);
     } else if (t.matches("input[type=checkbox]")) {
       const p = state.params.get(t.name);
       if (p.kind === "enum_list") {
@@ -48,7 +49,7 @@ export function wireControls(state, form) {
       const p = state.params.get(t.dataset.for);
       if (byKey) {
         if (keyed && keyed.name !== p.name) endKeys();
-        user(p.name, fromSlider(spec, p, t.value), false);
+        user(p.name, fromSlider(spec, p, t.value), false, true);
         if (keyed) clearTimeout(keyed.timer);
         keyed = { name: p.name, timer: setTimeout(endKeys, keyPause) };
         return;

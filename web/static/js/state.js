@@ -34,7 +34,8 @@ export class State extends EventTarget {
 
   // setScenario sets parameter values — a whole scenario (missing names take their defaults)
   // or, with opts.partial, a few — and runs it when every value is valid. source says who:
-  // "user" (opts.commit marks the end of a gesture, such as a slider's release), "history"
+  // "user" (opts.commit marks the end of a gesture, such as a slider's release; opts.drag a
+  // step of a slider's drag, which the server lets show its picture before the next), "history"
   // (Back or Forward), "server" (reconnect, presenter, tour) or "boot".
   setScenario(values, source, opts = {}) {
     const next = opts.partial ? { ...this.values } : defaults(this.spec);
@@ -47,7 +48,7 @@ export class State extends EventTarget {
     const ok = Object.keys(this.errors).length === 0;
     if (ok) this.scenario = canonical(this.spec, next);
     this.emit("values", { source, ok, commit: !!opts.commit });
-    if (ok) this.emit("request", { query: encode(this.spec, this.scenario), source, commit: !!opts.commit });
+    if (ok) this.emit("request", { query: encode(this.spec, this.scenario), source, commit: !!opts.commit, drag: !!opts.drag });
     else this.emit("run", {});
   }
 

@@ -20,7 +20,7 @@ export class Stream extends EventTarget {
     this.sentId = 0; // the newest request sent (a room's: its version)
     this.query = null; // the newest query asked for
     this.reconnects = 0;
-    if (opts.requests !== false) state.on("request", ({ query }) => this.request(query));
+    if (opts.requests !== false) state.on("request", ({ query, drag }) => this.request(query, drag));
   }
 
   emit(type, detail) { this.dispatchEvent(new CustomEvent(type, { detail })); }
@@ -77,23 +77,25 @@ export class Stream extends EventTarget {
     this.opts.onClose?.(e);
   }
 
-  // request asks for a run of query; it is sent now or when the connection is back.
+  // request asks for a run of query; it is sent now or when the connection is back. drag
+  // marks a step of a slider's drag: the server lets the run in flight show its picture first,
+  // where any other request supersedes it at once.
   // The scenario running or shown already is not asked for again (a typed value's input and
   // change events both request it): the server would only restart the same run.
-  request(query) {
+  request(query, drag = false) {
     const phase = this.state.run.phase;
     if (query === this.query && this.open() && this.state.run.wantId === this.sentId && (phase === "running" || phase === "done")) return;
     this.query = query;
-    const id = this.send(query) ? this.sentId : this.sentId + 1;
+    const id = this.send(query, drag) ? this.sentId : this.sentId + 1;
     this.state.requested(id);
     this.emit("sent", { id, t: performance.now() });
   }
 
-  send(query) {
+  send(query, drag = false) {
     if (!this.open()) return false;
     this.sentId++;
     this.state.requested(this.sentId);
-    this.ws.send(JSON.stringify({ type: "params", id: this.sentId, query }));
+    this.ws.send(JSON.stringify(drag ? { type: "params", id: this.sentId, query, drag } : { type: "params", id: this.sentId, query }));
     return true;
   }
 
