@@ -55,7 +55,7 @@ func scenarioSamples(s scenario) int {
 // steps of stepOf), and not at all for the policies the memo holds.
 func latencyWork(s scenario) float64 {
 	samples, step := scenarioSamples(s), stepOf(s, chunkWork)
-	steps := 1 + (samples-firstStep(samples, step)+step-1)/step
+	steps := 1 + (samples-firstStep(s, samples, step)+step-1)/step
 	return float64(len(s.Policies)*steps) * cdfWork
 }
 

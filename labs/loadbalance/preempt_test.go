@@ -1,6 +1,9 @@
 package loadbalance
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/resilience-playground/playground/lab"
@@ -30,5 +33,48 @@ func TestCoarseFirst(t *testing.T) {
 	}
 	for _, q := range queries {
 		labtest.CheckCoarseFirst(t, newRunner().lab(), q)
+	}
+}
+
+// TestFirstPictureShowsTheSubset: the first picture of the default scenario covers a subset
+// cycle, so that it differs from one subset size to the next as the final one does — a viewer
+// dragging the subset size sees the CPU charts move. Before, it covered the first second, in
+// which no client had sent a request to more than its first ten backends: the same numbers
+// at every size from 20 up.
+func TestFirstPictureShowsTheSubset(t *testing.T) {
+	l := newRunner().lab()
+	first := func(q string) string {
+		v, err := l.Parse(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var cpu []lab.Series
+		if err := l.Stream(ctx, v, func(u lab.Update) {
+			if u.Refine != nil && cpu == nil {
+				for _, s := range u.Series {
+					if s.Chart == "cpu" || s.Chart == "cpu_hist" {
+						cpu = append(cpu, s)
+					}
+				}
+				cancel()
+			}
+		}); err != nil && !errors.Is(err, context.Canceled) {
+			t.Fatalf("%s: %v", q, err)
+		}
+		if len(cpu) == 0 {
+			t.Fatalf("%s: no CPU series in the first picture", q)
+		}
+		return fmt.Sprint(cpu)
+	}
+	sizes := []int{20, 40, 80, 120}
+	seen := map[string]int{}
+	for _, n := range sizes {
+		p := first(fmt.Sprintf("subset=%d", n))
+		if m, ok := seen[p]; ok {
+			t.Errorf("the first pictures of subset=%d and subset=%d have the same CPU numbers", m, n)
+		}
+		seen[p] = n
 	}
 }

@@ -131,14 +131,14 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 	}
 	emit(lab.Update{Series: sw.connSeries()})
 	// The comparison of the subsettings (the other algorithms' subsets, everyone's churn) is
-	// no part of the charts: it is computed beside the simulation, in paced pieces, and sent
-	// when ready, so that the first picture of every chart need not wait for it.
-	// (After them when both would not fit in memory at once.)
+	// no part of the charts: it is computed beside the simulation once the first picture is
+	// out, in paced pieces, and sent when ready, so that the first picture of every chart
+	// need not wait for it nor share the CPUs with it. (After the simulation when both would
+	// not fit in memory at once.)
 	cctx, cancel := context.WithCancel(ctx)
 	var cmp *comparison
-	if setup, compare, sims := memoryParts(s); setup+compare+sims <= lab.MaxRunMemory {
-		cmp = r.startComparison(cctx, v, s, counts)
-	}
+	setup, compare, sims := memoryParts(s)
+	beside := setup+compare+sims <= lab.MaxRunMemory
 	defer func() {
 		cancel()
 		if cmp != nil {
@@ -218,7 +218,7 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 		for k := 0; k < samples; {
 			next := min(samples, k+step)
 			if k == 0 {
-				next = firstStep(samples, step) // a first picture soon
+				next = firstStep(s, samples, step) // a first picture soon
 			}
 			err := engine.Trials(ctx, len(worlds), runtime.GOMAXPROCS(0), func() func(int) error {
 				return func(i int) error {
@@ -241,6 +241,9 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 				u.Refine = &lab.Refinement{Done: int64(env.SampleEnd(k-1) / time.Second), Total: int64(s.Duration / time.Second), Unit: "s"}
 				tr.Emit(u)
 				sent, flushed = k, time.Now()
+				if beside && cmp == nil && !final {
+					cmp = r.startComparison(cctx, v, s, counts)
+				}
 			}
 			if err := sendComparison(final); err != nil {
 				return err
@@ -257,9 +260,31 @@ func stepOf(s scenario, chunk float64) int {
 	return max(1, int(chunk/perSample))
 }
 
-// firstStep is how many sampling intervals a run simulates before its first update, of
-// samples in steps of step: fewer, for a first picture soon.
-func firstStep(samples, step int) int { return min(samples, max(1, step/8)) }
+// firstStep is how many sampling intervals a run of scenario s simulates before its first
+// update, of samples in steps of step: fewer, for a first picture soon — but a subset cycle
+// (cycleSamples) when it fits a quarter of the run and firstWork.
+func firstStep(s scenario, samples, step int) int {
+	fits := int(firstWork / max(simWork(s)/float64(samples), 1))
+	return min(samples, max(1, step/8, min(cycleSamples(s), samples/4, fits)))
+}
+
+// firstWork is the most simulation work (simWork's units) a first picture is made to wait
+// for so that it covers a subset cycle: some 100 ms of the two cores here (the default
+// scenario's subset of 30: three of its sixty seconds, 0.35 million units; a subset of 150:
+// thirteen seconds, each client round 130 backends of its 150).
+const firstWork = 4_000_000
+
+// cycleSamples is how many sampling intervals of scenario s it takes a client sending at the
+// mean rate to send as many requests as its subset has backends. Until then a client's round
+// robin has not been round its subset, and the load a backend gets does not depend on the
+// subset size (the default scenario's first second is the same picture at every size from 20
+// to 1,000): a first picture shorter than that would show the same numbers through a drag of
+// the subset size.
+func cycleSamples(s scenario) int {
+	cycle := time.Duration(float64(s.Subset) / s.Rate * float64(time.Second))
+	every := sampleEvery(s.Duration)
+	return int((cycle + every - 1) / every)
+}
 
 // policyRun is one policy of a run: simulated (world) or from the memo.
 type policyRun struct {
