@@ -547,8 +547,12 @@ func (rs *roomServer) watch(ctx context.Context, lr *liveRoom, changes <-chan ro
 			// A new scenario goes out at once, with the follower count last read: asking the
 			// store for it first would put a round trip before every follower's first frame.
 			lr.b.setRoom(rs.roomReply(lr, false))
+			// Like a drag's steps, a room's changes let the run in flight show its picture
+			// first (see driver.run): the presenter's moves come through the store without
+			// the page's gesture, and an audience is to see a picture of every change the
+			// server has time for.
 			if l, v, err := Resolve(rs.s.cfg.Labs, rm.URL); err == nil && l == lr.lab {
-				lr.d.offer(request{Type: "params", ID: rm.Version, Query: v.Encode()})
+				lr.d.offer(request{Type: "params", ID: rm.Version, Query: v.Encode(), Drag: true})
 			}
 		}
 		sctx, cancel := context.WithTimeout(ctx, storeTimeout)

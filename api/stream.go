@@ -33,8 +33,8 @@ type request struct {
 	Query string `json:"query"`
 	Key   string `json:"key,omitempty"`
 	Step  string `json:"step,omitempty"`
-	// Drag marks a step of a slider's gesture (dragged, or stepped by held keys): it waits for
-	// the run in flight to show its picture (see driver.run).
+	// Drag marks a step of a slider's gesture (dragged, or stepped by keys), and a room's
+	// change: it waits for the run in flight to show its picture (see driver.run).
 	Drag bool `json:"drag,omitempty"`
 	// A room's presenter sends the reveal with the step (see rooms.go).
 	Revealed   bool `json:"revealed,omitempty"`
