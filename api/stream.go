@@ -513,8 +513,10 @@ func lean(series []lab.Series, sent map[string]bool) []lab.Series {
 	return out
 }
 
-// writeErr sends err as an error reply; unexpected errors are logged and not detailed.
+// writeErr sends err as an error reply; unexpected errors are logged and not detailed. The
+// viewer, answered, is no longer waiting for a picture.
 func (d *driver) writeErr(id int64, err error) error {
+	d.waiting = time.Time{}
 	code, body := statusOf(err)
 	if code == http.StatusInternalServerError {
 		d.s.log.Error("stream run", "lab", d.l.Name, "err", err)
