@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/lab/labtest"
@@ -43,9 +42,7 @@ func TestCoarseFirst(t *testing.T) {
 // which no client had sent a request to more than its first ten backends: the same numbers
 // at every size from 20 up.
 func TestFirstPictureShowsTheSubset(t *testing.T) {
-	r := newRunner()
-	r.firstWait = time.Hour // however slow the machine, the first picture covers the cycle
-	l := r.lab()
+	l := newRunner().lab()
 	first := func(q string) string {
 		v, err := l.Parse(q)
 		if err != nil {
@@ -79,37 +76,5 @@ func TestFirstPictureShowsTheSubset(t *testing.T) {
 			t.Errorf("the first pictures of subset=%d and subset=%d have the same CPU numbers", m, n)
 		}
 		seen[p] = n
-	}
-}
-
-// TestFirstPictureWaitsAtMostFirstWait: a first picture that would cover a long subset cycle
-// goes out once the run has waited its first wait, with the intervals simulated so far (here,
-// a wait of a nanosecond: after the first interval, where the cycle of a subset of 150 at 10
-// requests a second is 15).
-func TestFirstPictureWaitsAtMostFirstWait(t *testing.T) {
-	r := newRunner()
-	r.firstWait = time.Nanosecond
-	l := r.lab()
-	v, err := l.Parse("subset=150")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s := scenarioOf(v); cycleSamples(s) != 15 || firstStep(s, scenarioSamples(s), stepOf(s, chunkWork)) < 2 {
-		t.Fatalf("subset=150: a cycle of %d intervals, a first step of %d; want 15 and several",
-			cycleSamples(s), firstStep(s, scenarioSamples(s), stepOf(s, chunkWork)))
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var first *lab.Refinement
-	if err := l.Stream(ctx, v, func(u lab.Update) {
-		if u.Refine != nil && first == nil {
-			first = u.Refine
-			cancel()
-		}
-	}); err != nil && !errors.Is(err, context.Canceled) {
-		t.Fatal(err)
-	}
-	if first == nil || first.Done != 1 {
-		t.Errorf("first picture %+v, want one second simulated", first)
 	}
 }

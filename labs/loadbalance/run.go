@@ -26,9 +26,6 @@ type runner struct {
 	rows  *lab.Cache[comparisonRow] // comparison rows of the subsettings, by compareKey
 	work  atomic.Int64              // work units done (World.Work, subsetsWork, compareWork), summed over runs, for tests
 	chunk float64                   // work per step of one simulation; 0 means chunkWork (tests vary it)
-	// firstWait is the longest a run's first picture waits to cover a subset cycle (see
-	// firstStep); 0 means the constant firstWait (tests lengthen it).
-	firstWait time.Duration
 }
 
 func (r *runner) lab() *lab.Lab {
@@ -215,20 +212,13 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 		chunk = chunkWork
 	}
 	step := stepOf(s, chunk)
-	wait := r.firstWait
-	if wait == 0 {
-		wait = firstWait
-	}
 	return tr.Stage("simulating", func() error {
 		sent := 0 // samples sent
 		flushed := time.Time{}
-		// A first picture soon: after firstStep's intervals, or once the run has waited
-		// firstWait for them, whichever comes first.
-		first, began, pictured := firstStep(s, samples, step), time.Now(), false
 		for k := 0; k < samples; {
 			next := min(samples, k+step)
-			if !pictured && k < first {
-				next = min(next, first)
+			if k == 0 {
+				next = firstStep(s, samples, step) // a first picture soon
 			}
 			err := engine.Trials(ctx, len(worlds), runtime.GOMAXPROCS(0), func() func(int) error {
 				return func(i int) error {
@@ -244,12 +234,7 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 			tr.Add(int64((next - k) * len(worlds)))
 			k = next
 			final := k == samples
-			due := time.Since(flushed) >= flushEvery
-			if !pictured {
-				due = k >= first || time.Since(began) >= wait
-			}
-			if final || due {
-				pictured = true
+			if final || time.Since(flushed) >= flushEvery {
 				u := r.progress(s, env, pols, counts, sent, k, final)
 				sw.add(&u, final)
 				ls.add(&u, final)
@@ -288,13 +273,6 @@ func firstStep(s scenario, samples, step int) int {
 // scenario's subset of 30: three of its sixty seconds, 0.35 million units; a subset of 150:
 // thirteen seconds, each client round 130 backends of its 150).
 const firstWork = 4_000_000
-
-// firstWait is the longest a first picture waits to cover a subset cycle: a unit of work
-// takes 20–80 ns here depending on the scenario (scanning a subset of 301 for every request
-// is slower per unit than the default's), so the first picture comes within ~150 ms of a
-// move whatever the scenario, covering less of the cycle on a busier machine. Only when
-// updates go out depends on it; what they add up to does not.
-const firstWait = 100 * time.Millisecond
 
 // cycleSamples is how many sampling intervals of scenario s it takes a client sending at the
 // mean rate to send as many requests as its subset has backends. Until then a client's round
