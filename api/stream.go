@@ -262,9 +262,10 @@ type driver struct {
 	waiting time.Time
 }
 
-// DefaultPatience is Config.Patience's default: a viewer dragging a slider (an input every
-// 30 ms or so) sees a new picture at least every ~150 ms at the defaults (100 ms, then the
-// picture of the run in flight), and a single move is answered at once.
+// DefaultPatience is Config.Patience's default: a client sending values faster than
+// pictures come, without marking them as a drag's steps, sees a new picture at least every
+// ~150 ms at the defaults (100 ms, then the picture of the run in flight), and a single move
+// is answered at once.
 const DefaultPatience = 100 * time.Millisecond
 
 func (s *Server) newDriver(ctx context.Context, l *lab.Lab, out func(reply) error) *driver {
