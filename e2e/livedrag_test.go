@@ -188,8 +188,8 @@ func dragEvery(t *testing.T, url string, dc dragCase) string {
 			continue
 		}
 		// Its numbers moved fewer times: a coarse picture can be the same numbers at many
-		// values of the slider (the errors of the first sampled second are none at every
-		// subset size). The chart must then still have been redrawn with newer runs' numbers.
+		// values of the slider (errors, where no request of the first picture failed). The
+		// chart must then still have been redrawn with newer runs' numbers.
 		chart, _, _ := strings.Cut(p, "/")
 		if runs := newerRuns(t, ctx, chart, begin, end); runs < several {
 			t.Errorf("%s: %s was redrawn with newer values %d times, and with newer runs' numbers %d times, in a drag of %d inputs (%.1fs), want at least %d",
