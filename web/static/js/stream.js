@@ -95,7 +95,7 @@ export class Stream extends EventTarget {
     if (!this.open()) return false;
     this.sentId++;
     this.state.requested(this.sentId);
-    this.ws.send(JSON.stringify(drag ? { type: "params", id: this.sentId, query, drag } : { type: "params", id: this.sentId, query }));
+    this.ws.send(JSON.stringify({ type: "params", id: this.sentId, query, drag: drag || undefined })); // no "drag" unless one
     return true;
   }
 
