@@ -61,9 +61,17 @@ func TestDarkTheme(t *testing.T) {
 		t.Errorf("dark: first series is drawn in %s, want the dark palette's #56B4E9", s)
 	}
 
+	// So does its row's swatch in the summary table, and it follows the switch to light (the
+	// table's cells are updated in place: the rows are the same).
+	swatch := `getComputedStyle(document.querySelector("#lab .table tbody th .swatch")).borderTopColor`
+	if s := eval[string](t, ctx, swatch); s != "rgb(86, 180, 233)" {
+		t.Errorf("dark: the first row's swatch is %s, want the dark palette's rgb(86, 180, 233)", s)
+	}
+
 	emulateScheme(t, ctx, "light")
 	waitFor(t, ctx, `getComputedStyle(document.body).backgroundColor === "rgb(255, 255, 255)"`)
 	waitFor(t, ctx, stroke+` === "#0072B2"`)
+	waitFor(t, ctx, swatch+` === "rgb(0, 114, 178)"`)
 	if l := lum(eval[string](t, ctx, `getComputedStyle(document.body).color`)); l > 0.2 {
 		t.Errorf("light: text is not dark")
 	}

@@ -14,7 +14,8 @@ export function parse(p, raw) {
   raw = String(raw);
   const err = (msg) => ({ error: msg });
   if (raw === "") return err(`${p.name} must not be empty; ${allowed(p)}`);
-  const bytes = utf8Length(raw);
+  // A UTF-16 code unit is at most 3 bytes of UTF-8: short values need no count.
+  const bytes = raw.length * 3 <= MAX_VALUE_LEN ? 0 : utf8Length(raw);
   if (bytes > MAX_VALUE_LEN) return err(`${p.name} is ${bytes} bytes long; the limit is ${MAX_VALUE_LEN}`);
   const malformed = (want) => err(["int", "float", "duration"].includes(p.kind)
     ? `${p.name} must be ${want} between ${bound(p, p.min)} and ${bound(p, p.max)}, got ${quote(clip(raw))}`
@@ -127,10 +128,17 @@ export function encode(spec, values) {
   const q = [];
   for (const p of spec.params) {
     const v = values[p.name];
-    if (v === undefined || v === parse(p, p.default).canonical) continue;
+    if (v === undefined || v === defaultOf(p)) continue;
     q.push(encodeURIComponent(p.name) + "=" + encodeURIComponent(v).replace(/%2C/g, ",").replace(/%3A/g, ":"));
   }
   return q.join("&");
+}
+
+// defaultOf returns p's default in canonical form, parsed once per declaration.
+const defaultForms = new WeakMap();
+function defaultOf(p) {
+  if (!defaultForms.has(p)) defaultForms.set(p, parse(p, p.default).canonical);
+  return defaultForms.get(p);
 }
 
 // decode reads a query into values (unknown names are ignored here; the server reports them).
@@ -143,6 +151,7 @@ export function decode(spec, search) {
 
 // same reports whether two URL-form values of p mean the same.
 export function same(p, a, b) {
+  if (String(a) === String(b)) return true;
   const x = parse(p, a), y = parse(p, b);
   if (x.error || y.error) return String(a) === String(b);
   return x.canonical === y.canonical;
@@ -391,7 +400,8 @@ function formatDurationNs(d) {
   return out;
 }
 
-function utf8Length(s) { return new TextEncoder().encode(s).length; }
+const utf8 = new TextEncoder();
+function utf8Length(s) { return utf8.encode(s).length; }
 
 // clip shortens s to about 40 bytes of UTF-8 for a message, cutting between characters.
 function clip(s) {

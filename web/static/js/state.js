@@ -160,14 +160,19 @@ export class State extends EventTarget {
 
   // stale reports the parameters whose values differ between the picture shown and the
   // scenario asked for, or null when the picture is of the scenario asked for.
+  // Every chart and the status line ask at each frame; the answer is kept until the picture or
+  // the scenario changes (each is replaced, never changed in place).
   stale() {
     const shown = this.run.picture;
     if (!shown) return null;
+    const memo = this.staleMemo;
+    if (memo && memo.shown === shown && memo.scenario === this.scenario) return memo.diff && [...memo.diff];
     const diff = [];
     for (const p of this.spec.params) {
       if (!same(p, formatParam(p, shown[p.name]), this.scenario[p.name])) diff.push(p.name);
     }
-    return diff.length ? diff : null;
+    this.staleMemo = { shown, scenario: this.scenario, diff: diff.length ? diff : null };
+    return diff.length ? [...diff] : null;
   }
 
   label(name, values) {

@@ -62,9 +62,10 @@ export function wireStatus(state) {
       const shown = diff.map((n) => state.label(n, pictureValues(state, picture))).join(", ");
       const want = diff.map((n) => state.label(n, state.scenario)).join(", ");
       const busy = errs.length ? "not run (invalid value)" : run.phase === "error" ? "refused" : "computing";
-      staleEl.textContent = `Showing ${shown} — ${busy} ${want}`;
-    } else staleEl.textContent = "";
-    staleEl.hidden = !stale;
+      const text = `Showing ${shown} — ${busy} ${want}`;
+      if (staleEl.textContent !== text) staleEl.textContent = text;
+    } else if (staleEl.textContent) staleEl.textContent = "";
+    if (staleEl.hidden !== !stale) staleEl.hidden = !stale;
 
     // Headings name the values of the numbers shown: "At N = {clients}".
     const vals = picture ? pictureValues(state, picture) : state.scenario;

@@ -24,26 +24,51 @@ export function fillRows(body, t, data, keyOptions, style, label = (name) => nam
     const rank = (k) => (keyOptions.indexOf(k) < 0 ? keyOptions.length : keyOptions.indexOf(k));
     rows = Object.keys(data).sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0)).map((k) => ({ "": k, ...data[k] }));
   } else if (data !== undefined) rows = data;
+  const text = (c, v) => (typeof v === "string" ? label(v) : cell(c, v));
+  // Rows of the same names as those shown (every refinement of a run): their cells' text is
+  // updated in place, so that the table is not built and laid out afresh many times a second.
+  const trs = body.rows;
+  if (trs.length === rows.length && rows.length > 0 && rows.every((r, i) => trs[i].cells.length === t.columns.length &&
+    trs[i].cells[0].textContent === String(text(t.columns[0], r[t.columns[0].field])))) {
+    rows.forEach((r, i) => t.columns.forEach((c, j) => {
+      const td = trs[i].cells[j];
+      if (j === 0) { // the name: the same, its swatch in the theme's colours
+        const sw = td.querySelector(".swatch");
+        if (sw) markSwatch(sw, style({ label: r[c.field] }));
+        return;
+      }
+      const v = String(text(c, r[c.field]));
+      if (td.textContent !== v) td.textContent = v;
+    }));
+    return;
+  }
   body.replaceChildren(...rows.map((r) => {
     const tr = document.createElement("tr");
     for (const c of t.columns) {
       const td = document.createElement(c.field === "" ? "th" : "td");
       const v = r[c.field];
-      td.textContent = typeof v === "string" ? label(v) : cell(c, v);
+      td.textContent = text(c, v);
       if (c.field === "" && t.rows === "map") {
         td.scope = "row";
-        const s = style({ label: v });
         const sw = document.createElement("span");
         sw.className = "swatch";
         sw.setAttribute("aria-hidden", "true");
-        sw.style.borderTopColor = s.colour;
-        sw.style.borderTopStyle = s.dash.length ? (s.dash[0] <= 2 ? "dotted" : "dashed") : "solid";
+        markSwatch(sw, style({ label: v }));
         td.prepend(sw);
       }
       tr.append(td);
     }
     return tr;
   }));
+}
+
+// markSwatch gives a row's swatch its series' colour and dash (s: palette style).
+function markSwatch(sw, s) {
+  const line = s.dash.length ? (s.dash[0] <= 2 ? "dotted" : "dashed") : "solid";
+  if (sw.dataset.mark === s.colour + " " + line) return; // (the style reads back as rgb())
+  sw.dataset.mark = s.colour + " " + line;
+  sw.style.borderTopColor = s.colour;
+  sw.style.borderTopStyle = line;
 }
 
 // renderTable fills the lab page's table t from the results on show.
