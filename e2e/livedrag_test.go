@@ -178,24 +178,23 @@ func dragEvery(t *testing.T, url string, dc dragCase) string {
 				during = append(during, x)
 			}
 		}
-		gap := 0.0
-		prev := begin
-		for _, x := range append(during, end) {
-			gap, prev = max(gap, x-prev), x
-		}
+		gap := maxGap(during, begin, end)
+		chart, _, _ := strings.Cut(p, "/")
+		runs := newerRuns(t, ctx, chart, begin, end)
 		if len(during) >= several {
-			figs = append(figs, fmt.Sprintf("%s %d×, max gap %.0fms", p, len(during), gap))
+			// Beside the gaps between new numbers, those between newer runs' pictures: where the
+			// first is the longer, the run was drawn in time but its numbers were those shown.
+			figs = append(figs, fmt.Sprintf("%s %d×, max gap %.0fms (newer runs %d×, max gap %.0fms)", p, len(during), gap, len(runs), maxGap(runs, begin, end)))
 			continue
 		}
 		// Its numbers moved fewer times: a coarse picture can be the same numbers at many
 		// values of the slider (errors, where no request of the first picture failed). The
 		// chart must then still have been redrawn with newer runs' numbers.
-		chart, _, _ := strings.Cut(p, "/")
-		if runs := newerRuns(t, ctx, chart, begin, end); runs < several {
+		if len(runs) < several {
 			t.Errorf("%s: %s was redrawn with newer values %d times, and with newer runs' numbers %d times, in a drag of %d inputs (%.1fs), want at least %d",
-				dc.name, p, len(during), runs, len(at), (end-begin)/1000, several)
+				dc.name, p, len(during), len(runs), len(at), (end-begin)/1000, several)
 		} else {
-			figs = append(figs, fmt.Sprintf("%s %d× (same numbers for %d newer runs), max gap %.0fms", p, len(during), runs, gap))
+			figs = append(figs, fmt.Sprintf("%s %d× (same numbers for %d newer runs, max gap %.0fms), max gap %.0fms", p, len(during), len(runs), maxGap(runs, begin, end), gap))
 		}
 	}
 	for _, s := range eval[[]statusAt](t, ctx, `window.__playground.statusTimes`) {
@@ -210,15 +209,25 @@ func dragEvery(t *testing.T, url string, dc dragCase) string {
 	return fmt.Sprintf("  %s (%d inputs, %.1fs): %s; page: %s", dc.name, len(at), (end-begin)/1000, strings.Join(figs, "; "), calib)
 }
 
-// newerRuns counts the redraws of a chart, between page times from and to, that showed the
-// numbers of a newer run than it showed before (window.__playground.redraws).
-func newerRuns(tb testing.TB, ctx context.Context, chart string, from, to float64) int {
+// newerRuns returns the page times of the redraws of a chart, between page times from and to,
+// that showed the numbers of a newer run than it showed before (window.__playground.redraws).
+func newerRuns(tb testing.TB, ctx context.Context, chart string, from, to float64) []float64 {
 	tb.Helper()
-	return eval[int](tb, ctx, fmt.Sprintf(`(() => { let last = -1, n = 0;
+	return eval[[]float64](tb, ctx, fmt.Sprintf(`(() => { let last = -1; const at = [];
 		for (const r of window.__playground.redraws) {
 			if (r.panel !== "chart:" + %q) continue;
-			if (r.id > last && r.t >= %v && r.t <= %v) n++;
+			if (r.id > last && r.t >= %v && r.t <= %v) at.push(r.t);
 			last = Math.max(last, r.id);
 		}
-		return n; })()`, chart, from, to))
+		return at; })()`, chart, from, to))
+}
+
+// maxGap returns the longest time between begin, the times at (in order, within the span)
+// and end.
+func maxGap(at []float64, begin, end float64) float64 {
+	gap, prev := 0.0, begin
+	for _, x := range append(slices.Clone(at), end) {
+		gap, prev = max(gap, x-prev), x
+	}
+	return gap
 }
