@@ -159,12 +159,7 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 			pols[i].memo = &o
 			continue
 		}
-		if err := engine.Pace(ctx, func() error { // a world is set up in a few milliseconds
-			pols[i].world = newWorld(config{Policy: p, CountErrors: s.CountErrors, Env: env})
-			return nil
-		}); err != nil {
-			return err
-		}
+		pols[i].world = newWorld(config{Policy: p, CountErrors: s.CountErrors, Env: env}) // set up by its first step
 		worlds = append(worlds, pols[i].world)
 	}
 	sweepWorlds := sw.start(pols[0])
@@ -178,6 +173,17 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 		return err
 	}
 	worlds = append(worlds, sweepWorlds...)
+	// The workers take the worlds in order: those whose pickers read the whole subset first,
+	// since a step of theirs takes longest and the first picture waits for the last.
+	slices.SortStableFunc(worlds, func(a, b *world) int {
+		switch sa, sb := scans(a.cfg.Policy), scans(b.cfg.Policy); {
+		case sa && !sb:
+			return -1
+		case sb && !sa:
+			return 1
+		}
+		return 0
+	})
 	samples := env.Samples()
 	tr := lab.NewTracker(emit, int64(samples*(len(s.Policies)+len(sweepWorlds))))
 	tr.Add(int64(samples * (len(s.Policies) + len(sweepWorlds) - len(worlds))))

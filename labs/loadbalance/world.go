@@ -152,6 +152,7 @@ type world struct {
 	view     subsetView
 	sampled  int // sampling intervals done
 	utils    []float64
+	ready    bool // set up (setUp)
 	done     bool
 
 	// Outcome so far.
@@ -207,11 +208,20 @@ func (v *subsetView) Report(i int) balance.Report {
 // scans reports whether a policy's picker reads every backend of the subset per pick.
 func scans(policy string) bool { return policy == "least_loaded" || policy == "weighted" }
 
-// newWorld returns a world at time 0 for cfg.
+// newWorld returns a world at time 0 for cfg. Its clients, connections, backends and first
+// events are set up by its first Advance, so that a run's worlds are set up side by side, each
+// by the worker that simulates it, rather than one after the other before any simulates.
 func newWorld(cfg config) *world {
-	env := cfg.Env
-	w := &world{cfg: cfg, env: env, free: -1}
+	w := &world{cfg: cfg, env: cfg.Env, free: -1}
 	w.view.w = w
+	return w
+}
+
+// setUp makes the world's clients, connections and backends and schedules its first events.
+func (w *world) setUp() {
+	env := w.env
+	cfg := w.cfg
+	w.ready = true
 	w.Samples = make([]sample, 0, env.Samples())
 	w.clients = make([]client, env.Clients)
 	w.conns = make([]conn, len(env.Conns))
@@ -258,7 +268,6 @@ func newWorld(cfg config) *world {
 			w.loop.At(env.EventAt+env.Down, 0, kindRestart)
 		}
 	}
-	return w
 }
 
 // newPicker returns a client's picker of the named policy.
@@ -310,6 +319,9 @@ func (w *world) integrate(b *backend, now time.Duration) {
 // Advance simulates until sampling interval k (0-based, exclusive) has been measured, or to the
 // end when k is beyond the last. It returns ctx's error if ctx ends first.
 func (w *world) Advance(ctx context.Context, k int) error {
+	if !w.ready {
+		w.setUp()
+	}
 	k = min(k, w.env.Samples())
 	l := &w.loop
 	for w.sampled < k {
