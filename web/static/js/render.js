@@ -265,11 +265,12 @@ export class Renderer {
       const u = new uPlot(opts, data, holder);
       p = { u, sig: sigKey, holder, title, desc, ctx };
       this.plots.set(key, p);
-    } else {
+    } else if (p.u.width !== m.width || p.u.height !== height || !sameRange(p.ctx.r, ctx.r) || !sameMark(p.ctx.mark, ctx.mark) || !sameData(p.data, data)) {
       Object.assign(p.ctx, ctx);
       if (p.u.width !== m.width || p.u.height !== height) p.u.setSize({ width: m.width, height });
       p.u.setData(data);
-    }
+    } // else what it shows is what it would draw: a drag's panel that does not depend on the slider
+    p.data = data.map((col) => col.slice()); // a copy: the results grow their series in place
     const set = (el, text) => { if (el.textContent !== text) el.textContent = text; };
     if (panel.title !== undefined) set(p.title, panel.title);
     if (p.holder.getAttribute("aria-label") !== panel.name) p.holder.setAttribute("aria-label", panel.name);
@@ -547,4 +548,26 @@ export function sweepOffNote(section, chart, p, sides) {
   el.hidden = false;
   off.forEach((s, i) => { el.querySelectorAll("button")[i].disabled = !!s.disabled; });
   return true;
+}
+
+// sameData reports whether two uPlot data tables ([xs, ...columns]) hold the same numbers (a,
+// the copy a panel keeps of what it drew, may be undefined).
+function sameData(a, b) {
+  if (!a || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i], y = b[i];
+    if (!x || !y || x.length !== y.length) return false;
+    for (let j = 0; j < x.length; j++) if (x[j] !== y[j]) return false;
+  }
+  return true;
+}
+
+// sameRange reports whether two panels' axes ({x: [lo, hi], y: [lo, hi]}) are the same.
+function sameRange(a, b) {
+  return a === b || (!!a && !!b && a.x[0] === b.x[0] && a.x[1] === b.x[1] && a.y[0] === b.y[0] && a.y[1] === b.y[1]);
+}
+
+// sameMark reports whether two marks ({value, text} or null) are the same.
+function sameMark(a, b) {
+  return a === b || (!!a && !!b && a.value === b.value && a.text === b.text);
 }
