@@ -226,7 +226,7 @@ export class Renderer {
     // One x for all series: theirs when they share it (the common case, and cheap), else the
     // union with gaps.
     const shared = series.every((s) => sameX(s.x, series[0].x));
-    const xs = shared ? series[0]?.x || [] : [...new Set(series.flatMap((s) => s.x))].sort((a, b) => a - b);
+    const xs = shared ? series[0]?.x || [] : unionX(series);
     const cols = series.map((s) => (shared ? s.y : align(xs, s)));
     const bandOpts = [];
     for (const b of bands) {
@@ -375,9 +375,42 @@ function sameX(a, b) {
   return true;
 }
 
+// unionX returns the distinct x values of the series, in increasing order.
+function unionX(series) {
+  const n = series.reduce((a, s) => a + s.x.length, 0);
+  const all = new Float64Array(n);
+  let k = 0;
+  for (const s of series) for (const x of s.x) {
+    if (typeof x !== "number" || !isFinite(x)) return [...new Set(series.flatMap((t) => t.x))].sort((a, b) => a - b);
+    all[k++] = x;
+  }
+  all.sort(); // numeric, and much faster than an array's sort with a comparator
+  const out = [];
+  for (let i = 0; i < n; i++) if (i === 0 || all[i] !== all[i - 1]) out.push(all[i]);
+  return out;
+}
+
+// align returns s's y values at xs (xs holds s's x values), null where s has none; at an x s
+// lists twice, its last y. Both in increasing order (as series are), one walk; else a lookup.
 function align(xs, s) {
-  const m = new Map(s.x.map((x, i) => [x, s.y[i]]));
-  return xs.map((x) => (m.has(x) ? m.get(x) : null));
+  const sx = s.x;
+  if (!increasing(sx) || !increasing(xs)) {
+    const m = new Map(sx.map((x, i) => [x, s.y[i]]));
+    return xs.map((x) => (m.has(x) ? m.get(x) : null));
+  }
+  const out = new Array(xs.length).fill(null);
+  let i = 0;
+  for (let j = 0; j < sx.length; j++) {
+    while (i < xs.length && xs[i] < sx[j]) i++;
+    if (i < xs.length && xs[i] === sx[j]) out[i] = s.y[j];
+  }
+  return out;
+}
+
+// increasing reports whether a holds finite numbers only, none less than the one before.
+function increasing(a) {
+  for (let j = 0; j < a.length; j++) if (!Number.isFinite(a[j]) || (j > 0 && !(a[j - 1] <= a[j]))) return false;
+  return true;
 }
 
 // describe is a plot's short text summary for screen readers.
