@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"github.com/chromedp/chromedp"
 	"testing"
 )
 
@@ -47,5 +48,61 @@ func TestUnchangedPanelNotRedrawn(t *testing.T) {
 	eval[any](t, ctx, `window.__playground.charts.restyle()`)
 	if after := eval[string](t, ctx, shown); after != before {
 		t.Errorf("the plots show other numbers than a fresh draw of the same results:\n shown %.300s\n fresh %.300s", before, after)
+	}
+}
+
+// TestAlignSeries checks the renderer's putting of series on one x (unionX, align: a typed
+// sort and one walk per series) against the plain way (a Set, a sort, a Map per series) over
+// random series: in and out of order, with repeated x, −0 and null (the one value other than a
+// finite number a JSON array of numbers can hold), for which it keeps the plain way.
+func TestAlignSeries(t *testing.T) {
+	srv := MustOpenServer(t)
+	ctx := MustOpenTab(t)
+	hookTab(t, ctx)
+	openLab(t, ctx, srv.URL+"/backoff?trials=5&sweep=off")
+	js := `import("/static/js/render.js").then((R) => {
+		let seed = 7; // mulberry32
+		const rnd = () => { seed = (seed + 0x6d2b79f5) | 0; let z = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+			z = (z + Math.imul(z ^ (z >>> 7), 61 | z)) ^ z; return ((z ^ (z >>> 14)) >>> 0) / 4294967296; };
+		const plainX = (series) => [...new Set(series.flatMap((s) => s.x))].sort((a, b) => a - b);
+		const plainAlign = (xs, s) => { const m = new Map(s.x.map((x, i) => [x, s.y[i]])); return xs.map((x) => (m.has(x) ? m.get(x) : null)); };
+		const odd = [null, -0];
+		let cases = 0, points = 0; const bad = [];
+		for (let t = 0; t < 20000 && bad.length < 5; t++) {
+			const series = [];
+			for (let q = 1 + Math.floor(rnd() * 4); q > 0; q--) {
+				const x = [];
+				for (let n = Math.floor(rnd() * 9); n > 0; n--) x.push(Math.floor(rnd() * 12) / (rnd() < 0.2 ? 4 : 1));
+				if (rnd() < 0.7) x.sort((a, b) => a - b);
+				if (rnd() < 0.05) x.splice(Math.floor(rnd() * (x.length + 1)), 0, odd[Math.floor(rnd() * odd.length)]);
+				series.push({ x, y: x.map(() => rnd()) });
+			}
+			const want = plainX(series), got = R.unionX(series);
+			points += want.length;
+			const same = (a, b) => a.length === b.length && a.every((v, i) => Object.is(v, b[i]) || (v === 0 && b[i] === 0));
+			cases++;
+			if (!same(want, got)) { bad.push({ series: JSON.stringify(series.map((s) => s.x)), want: String(want), got: String(got) }); continue; }
+			for (const s of series) {
+				cases++;
+				const w = plainAlign(want, s), g = R.align(want, s);
+				if (!same(w, g)) bad.push({ series: JSON.stringify(s), want: String(w), got: String(g) });
+			}
+		}
+		window.__align = { cases, bad, points };
+	})`
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](js)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, `!!window.__align`)
+	type mismatch struct{ Series, Want, Got string }
+	res := eval[struct {
+		Cases, Points int
+		Bad           []mismatch
+	}](t, ctx, `window.__align`)
+	for _, b := range res.Bad { // the first five
+		t.Errorf("series %s: got %s, want %s", b.Series, b.Got, b.Want)
+	}
+	if len(res.Bad) == 0 && (res.Cases < 20000 || res.Points < res.Cases) { // a generator stuck on empty series checks nothing
+		t.Errorf("only %d cases of %d points checked", res.Cases, res.Points)
 	}
 }

@@ -376,7 +376,7 @@ function sameX(a, b) {
 }
 
 // unionX returns the distinct x values of the series, in increasing order.
-function unionX(series) {
+export function unionX(series) {
   const n = series.reduce((a, s) => a + s.x.length, 0);
   const all = new Float64Array(n);
   let k = 0;
@@ -392,7 +392,7 @@ function unionX(series) {
 
 // align returns s's y values at xs (xs holds s's x values), null where s has none; at an x s
 // lists twice, its last y. Both in increasing order (as series are), one walk; else a lookup.
-function align(xs, s) {
+export function align(xs, s) {
   const sx = s.x;
   if (!increasing(sx) || !increasing(xs)) {
     const m = new Map(sx.map((x, i) => [x, s.y[i]]));
