@@ -6,20 +6,17 @@ import (
 	"testing"
 )
 
-// TestUnchangedPanelNotRedrawn moves base step by step on the backoff lab with each small
-// multiple on its own axes: the writes-over-time panel of "none", whose numbers and axes do not
-// depend on base, keeps its plot without a redraw while the jittered strategies' panels are
-// redrawn at every step; and every plot then shows exactly what a fresh draw of the results
-// shows (the charts drawn afresh, as a theme switch does). (On shared axes a panel is redrawn
-// whenever the others move the axes it shares.)
+// TestUnchangedPanelNotRedrawn checks that a chart drawn again with the numbers, axes, mark and
+// size its plots show leaves them as they are (every chart redrawn at once, nothing changed:
+// no plot's data is set), that a move of base sets the data of the panels whose numbers it
+// changes, and that every plot then shows exactly what a fresh draw of the results shows (the
+// charts drawn afresh, as a theme switch does). Which panels a move leaves unchanged on the way
+// depends on which of its run's frames the page draws, so none is asked for by name.
 func TestUnchangedPanelNotRedrawn(t *testing.T) {
 	srv := MustOpenServer(t)
 	ctx := MustOpenTab(t)
 	hookTab(t, ctx)
 	openLab(t, ctx, srv.URL+"/backoff?clients=10&trials=5&sweep=off")
-	waitDrawn(t, ctx)
-	eval[any](t, ctx, `document.querySelector("#chart-timeline input.shared-axes").click()`)
-	waitFor(t, ctx, `!window.__playground.state.view.sharedAxes`)
 	waitDrawn(t, ctx)
 	// Count each plot's setData from here on.
 	eval[any](t, ctx, `(() => { const c = (window.__setData = {});
@@ -28,20 +25,19 @@ func TestUnchangedPanelNotRedrawn(t *testing.T) {
 			c[name] = 0;
 			p.u.setData = (...a) => { c[name]++; return set(...a); };
 		} })()`)
-	const steps = 4
-	for i := 1; i <= steps; i++ {
-		prev := eval[int](t, ctx, `window.__e2e.lastSent`)
-		eval[any](t, ctx, fmt.Sprintf(`(() => { const s = document.querySelector(%q); s.value = Number(s.value) + 3;
-			s.dispatchEvent(new Event("input", { bubbles: true })); s.dispatchEvent(new Event("change", { bubbles: true })); })()`, rangeSel("base")))
-		waitSettled(t, ctx, prev)
-		waitDrawn(t, ctx)
+	eval[any](t, ctx, `window.__playground.charts.drawAll()`)
+	for name, n := range eval[map[string]int](t, ctx, `window.__setData`) {
+		if n != 0 {
+			t.Errorf("%s: its data was set %d times by a redraw of the same numbers", name, n)
+		}
 	}
-	counts := eval[map[string]int](t, ctx, `window.__setData`)
-	if n, ok := counts["timeline/none"]; !ok || n != 0 {
-		t.Errorf("the panel of none was redrawn %d times (present: %v) in %d moves of base; its numbers do not depend on base", n, ok, steps)
-	}
-	if n := counts["timeline/full"]; n < steps {
-		t.Errorf("the panel of full jitter was redrawn %d times in %d moves of base, want at least %d", n, steps, steps)
+	prev := eval[int](t, ctx, `window.__e2e.lastSent`)
+	eval[any](t, ctx, fmt.Sprintf(`(() => { const s = document.querySelector(%q); s.value = Number(s.value) + 20;
+		s.dispatchEvent(new Event("input", { bubbles: true })); s.dispatchEvent(new Event("change", { bubbles: true })); })()`, rangeSel("base")))
+	waitSettled(t, ctx, prev)
+	waitDrawn(t, ctx)
+	if n := eval[map[string]int](t, ctx, `window.__setData`)["timeline/full"]; n == 0 {
+		t.Errorf("the panel of full jitter was not redrawn after a move of base")
 	}
 	shown := `JSON.stringify([...window.__playground.charts.renderer.plots].map(([k, p]) => [k, p.u.data]).sort())`
 	before := eval[string](t, ctx, shown)
