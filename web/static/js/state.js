@@ -16,6 +16,7 @@ export class State extends EventTarget {
     this.urlErrors = urlErrors; // the opening link's problems, until the first change
     this.moved = ""; // the parameter the person changed last
     this.source = "boot";
+    this.staleMemo = null; // stale()'s last answer, with the picture and scenario it is for
     // revealed: a tour step that asks the class to predict shows its answer (the charts, the
     // tables and the explanation) once revealed; setRevealed is the one way to change it.
     this.view = { sharedAxes: true, following: false, revealed: false };
