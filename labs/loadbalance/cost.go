@@ -51,11 +51,12 @@ func scenarioSamples(s scenario) int {
 }
 
 // latencyWork bounds the work of the policies' latency distributions (cdfWork each): a run
-// computes them at most once per step of its simulation (a short first step, firstStep, then
-// steps of stepOf), and not at all for the policies the memo holds.
+// computes them at most once per step of its simulation (a short first step of at least
+// firstStep's least, then steps of stepOf), and not at all for the policies the memo holds.
 func latencyWork(s scenario) float64 {
 	samples, step := scenarioSamples(s), stepOf(s, chunkWork)
-	steps := 1 + (samples-firstStep(s, samples, step)+step-1)/step
+	_, least := firstStep(s, samples, step)
+	steps := 1 + (samples-least+step-1)/step
 	return float64(len(s.Policies)*steps) * cdfWork
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/lab/labtest"
@@ -76,5 +77,60 @@ func TestFirstPictureShowsTheSubset(t *testing.T) {
 			t.Errorf("the first pictures of subset=%d and subset=%d have the same CPU numbers", m, n)
 		}
 		seen[p] = n
+	}
+}
+
+// TestFirstPictureCut: a first picture of a run shorter than a subset cycle (the issue-17
+// scenario: 301 backends at 0.8 requests a second take a client 376 s, the run 181 s) is sent
+// at fewer sampling intervals once it is due, so a slow step (weighted round robin reading 301
+// backends a request) does not hold it back; one on its way to a cycle (the default
+// scenario's subset sizes, up to 150 backends at 10 a second in 60 s) is never cut, however late. Whether the picture is due is decided here by
+// firstBy, not by the machine: 1 ns (always due) against an hour (never).
+func TestFirstPictureCut(t *testing.T) {
+	firstDone := func(q string, firstBy time.Duration) int64 {
+		t.Helper()
+		r := newRunner()
+		r.firstBy = firstBy
+		l := r.lab()
+		v, err := l.Parse(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		done := int64(-1)
+		if err := l.Stream(ctx, v, func(u lab.Update) {
+			if u.Refine != nil && done < 0 {
+				done = u.Refine.Done
+				cancel()
+			}
+		}); err != nil && !errors.Is(err, context.Canceled) {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return done
+	}
+	heavy := "clients=901&backends=901&subset=301&rate=0.8&duration=3m1s"
+	if raceEnabled || testing.Short() {
+		heavy = "clients=301&backends=301&subset=300&rate=0.8&duration=3m1s"
+	}
+	s := mustParse(t, heavy)
+	samples := scenarioSamples(s)
+	first, least := firstStep(s, samples, stepOf(s, chunkWork))
+	if !(least < first && first < samples) {
+		t.Fatalf("%s: first step %d of %d, at least %d: want one that may be cut", heavy, first, samples, least)
+	}
+	if cut, whole := firstDone(heavy, time.Nanosecond), firstDone(heavy, time.Hour); !(cut < whole && whole == int64(first)) {
+		t.Errorf("%s: first picture at %d s when due at once, %d s when never due; want fewer than %d", heavy, cut, whole, first)
+	}
+	for _, n := range []int{20, 80, 150} {
+		q := fmt.Sprintf("subset=%d", n)
+		s := mustParse(t, q)
+		samples := scenarioSamples(s)
+		if first, least := firstStep(s, samples, stepOf(s, chunkWork)); first != least {
+			t.Errorf("%s: first step %d may be cut to %d: it covers a subset cycle", q, first, least)
+		}
+		if cut, whole := firstDone(q, time.Nanosecond), firstDone(q, time.Hour); cut != whole {
+			t.Errorf("%s: first picture at %d s when due at once, %d s when never due: it covers a subset cycle, never cut", q, cut, whole)
+		}
 	}
 }

@@ -22,10 +22,11 @@ func newRunner() *runner {
 }
 
 type runner struct {
-	memo  *lab.Cache[outcome]
-	rows  *lab.Cache[comparisonRow] // comparison rows of the subsettings, by compareKey
-	work  atomic.Int64              // work units done (World.Work, subsetsWork, compareWork), summed over runs, for tests
-	chunk float64                   // work per step of one simulation; 0 means chunkWork (tests vary it)
+	memo    *lab.Cache[outcome]
+	rows    *lab.Cache[comparisonRow] // comparison rows of the subsettings, by compareKey
+	work    atomic.Int64              // work units done (World.Work, subsetsWork, compareWork), summed over runs, for tests
+	chunk   float64                   // work per step of one simulation; 0 means chunkWork (tests vary it)
+	firstBy time.Duration             // when a first picture that may be cut is due; 0 means firstPictureBy (tests vary it)
 }
 
 func (r *runner) lab() *lab.Lab {
@@ -107,6 +108,7 @@ const chunkWork = 60_000
 // simulation of every policy side by side, interval by interval, sending the new sampling
 // intervals and the numbers so far every flushEvery; the last update holds the final numbers.
 func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update)) error {
+	began := time.Now()
 	s := scenarioOf(v)
 	starts, conns, err := subsetsPaced(ctx, s.Subsetting, s)
 	if err != nil {
@@ -218,13 +220,24 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 		chunk = chunkWork
 	}
 	step := stepOf(s, chunk)
+	// The first picture: first sampling intervals, simulated in eighths when it may be cut to
+	// fewer (least) once it is due.
+	first, least := firstStep(s, samples, step)
+	sub := first
+	if least < first {
+		sub = (first + 7) / 8
+	}
+	due := began.Add(firstPictureBy)
+	if r.firstBy != 0 {
+		due = began.Add(r.firstBy)
+	}
 	return tr.Stage("simulating", func() error {
 		sent := 0 // samples sent
 		flushed := time.Time{}
 		for k := 0; k < samples; {
 			next := min(samples, k+step)
-			if k == 0 {
-				next = firstStep(s, samples, step) // a first picture soon
+			if flushed.IsZero() {
+				next = min(first, k+sub)
 			}
 			err := engine.Trials(ctx, len(worlds), runtime.GOMAXPROCS(0), func() func(int) error {
 				return func(i int) error {
@@ -239,6 +252,9 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 			}
 			tr.Add(int64((next - k) * len(worlds)))
 			k = next
+			if flushed.IsZero() && k < first && (k < least || time.Now().Before(due)) {
+				continue // the first picture is not due
+			}
 			final := k == samples
 			if final || time.Since(flushed) >= flushEvery {
 				u := r.progress(s, env, pols, counts, sent, k, final)
@@ -266,13 +282,28 @@ func stepOf(s scenario, chunk float64) int {
 	return max(1, int(chunk/perSample))
 }
 
-// firstStep is how many sampling intervals a run of scenario s simulates before its first
-// update, of samples in steps of step: fewer, for a first picture soon — but a subset cycle
-// (cycleSamples) when it fits a quarter of the run and firstWork.
-func firstStep(s scenario, samples, step int) int {
+// firstStep returns how many sampling intervals a run of scenario s simulates before its
+// first update, of samples in steps of step (first): fewer, for a first picture soon — but a
+// subset cycle (cycleSamples) when it fits a quarter of the run and firstWork. When even the
+// whole run is shorter than a cycle, no picture of it covers one, and the run may send the
+// first at fewer intervals (least) once firstPictureBy has passed: firstWork is work, and how
+// long it takes depends on the machine and on how the work falls on its cores (a step of
+// weighted round robin over large subsets takes longest, and the others wait for it). A first
+// picture on the way to a cycle is never cut, so that dragging the subset size moves the
+// charts on any machine.
+func firstStep(s scenario, samples, step int) (first, least int) {
 	fits := int(firstWork / max(simWork(s)/float64(samples), 1))
-	return min(samples, max(1, step/8, min(cycleSamples(s), samples/4, fits)))
+	first = min(samples, max(1, step/8, min(cycleSamples(s), samples/4, fits)))
+	if cycleSamples(s) <= samples {
+		return first, first
+	}
+	return first, min(first, max(1, step/8))
 }
+
+// firstPictureBy is how long after a run starts its first picture is due when firstStep lets
+// the run cut it: some 80 ms, so that with a last eighth of the first step and sending it, a
+// move shows a complete coarse picture within ~150 ms.
+const firstPictureBy = 80 * time.Millisecond
 
 // firstWork is the most simulation work (simWork's units) a first picture is made to wait
 // for so that it covers a subset cycle: some 100 ms of the two cores here (the default
