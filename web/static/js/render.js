@@ -265,11 +265,14 @@ export class Renderer {
       const u = new uPlot(opts, data, holder);
       p = { u, sig: sigKey, holder, title, desc, ctx };
       this.plots.set(key, p);
-    } else if (p.u.width !== m.width || p.u.height !== height || !sameRange(p.ctx.r, ctx.r) || !sameMark(p.ctx.mark, ctx.mark) || !sameData(p.data, data)) {
-      Object.assign(p.ctx, ctx);
-      if (p.u.width !== m.width || p.u.height !== height) p.u.setSize({ width: m.width, height });
-      p.u.setData(data);
-    } // else what it shows is what it would draw: a drag's panel that does not depend on the slider
+    } else {
+      const resized = p.u.width !== m.width || p.u.height !== height;
+      if (resized || !sameRange(p.ctx.r, ctx.r) || !sameMark(p.ctx.mark, ctx.mark) || !sameData(p.data, data)) {
+        Object.assign(p.ctx, ctx);
+        if (resized) p.u.setSize({ width: m.width, height });
+        p.u.setData(data);
+      } // else what it shows is what it would draw: a drag's panel that does not depend on the slider
+    }
     p.data = data.map((col) => col.slice()); // a copy: the results grow their series in place
     const set = (el, text) => { if (el.textContent !== text) el.textContent = text; };
     if (panel.title !== undefined) set(p.title, panel.title);

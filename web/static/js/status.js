@@ -56,10 +56,11 @@ export function wireStatus(state) {
 
     // Stale: the picture is of other values than those asked for.
     const picture = run.picture;
+    const vals = picture ? pictureValues(state, picture) : state.scenario; // the values of the numbers shown
     const stale = !!(diff && picture);
     root.classList.toggle("stale", stale);
     if (stale) {
-      const shown = diff.map((n) => state.label(n, pictureValues(state, picture))).join(", ");
+      const shown = diff.map((n) => state.label(n, vals)).join(", ");
       const want = diff.map((n) => state.label(n, state.scenario)).join(", ");
       const busy = errs.length ? "not run (invalid value)" : run.phase === "error" ? "refused" : "computing";
       const text = `Showing ${shown} — ${busy} ${want}`;
@@ -68,7 +69,6 @@ export function wireStatus(state) {
     if (staleEl.hidden !== !stale) staleEl.hidden = !stale;
 
     // Headings name the values of the numbers shown: "At N = {clients}".
-    const vals = picture ? pictureValues(state, picture) : state.scenario;
     for (const el of document.querySelectorAll("[data-title]")) {
       const t = fillTitle(el.dataset.title, state.params, vals);
       if (el.textContent !== t) el.textContent = t;
