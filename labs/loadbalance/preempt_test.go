@@ -84,8 +84,9 @@ func TestFirstPictureShowsTheSubset(t *testing.T) {
 // scenario: 301 backends at 0.8 requests a second take a client 376 s, the run 181 s) is sent
 // at fewer sampling intervals once it is due, so a slow step (weighted round robin reading 301
 // backends a request) does not hold it back; one on its way to a cycle (the default
-// scenario's subset sizes, up to 150 backends at 10 a second in 60 s) is never cut, however late. Whether the picture is due is decided here by
-// firstBy, not by the machine: 1 ns (always due) against an hour (never).
+// scenario's subset sizes, up to 150 backends at 10 a second in 60 s) is never cut, however
+// late. Whether the picture is due is decided here by firstBy, not by the machine: 1 ns
+// (always due) against an hour (never).
 func TestFirstPictureCut(t *testing.T) {
 	firstDone := func(q string, firstBy time.Duration) int64 {
 		t.Helper()
