@@ -2,8 +2,9 @@ package e2e
 
 import (
 	"fmt"
-	"github.com/chromedp/chromedp"
 	"testing"
+
+	"github.com/chromedp/chromedp"
 )
 
 // TestUnchangedPanelNotRedrawn checks that a chart drawn again with the numbers, axes, mark and
