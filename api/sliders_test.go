@@ -96,7 +96,7 @@ var workBounded = map[string]bool{"ratelimit/duration=168h": true}
 
 // fitted returns v with the value the budget's refusal err suggests ("lower duration to
 // 2h1m12s or less"), after checking that the refusal names a parameter and that the value it
-// suggests is admitted.
+// suggests keeps the lab's rules and is admitted.
 func fitted(t *testing.T, l *lab.Lab, v param.Values, err error) (param.Values, error) {
 	t.Helper()
 	var pe *param.Error
@@ -110,6 +110,9 @@ func fitted(t *testing.T, l *lab.Lab, v param.Values, err error) (param.Values, 
 	w, err := v.With(pe.Param, m[1])
 	if err != nil {
 		return v, fmt.Errorf("the suggested %s=%s is not a valid value: %v", pe.Param, m[1], err)
+	}
+	if _, err := l.Parse(w.Encode()); err != nil {
+		return v, fmt.Errorf("the suggested %s=%s breaks a rule: %v", pe.Param, m[1], err)
 	}
 	if err := l.CheckBudget(w, api.DefaultBudget); err != nil {
 		return v, fmt.Errorf("the suggested %s=%s is refused too: %v", pe.Param, m[1], err)

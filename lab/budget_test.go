@@ -128,3 +128,29 @@ func TestCheckBudgetMemory(t *testing.T) {
 		t.Errorf("n=%s (MaxRunMemory) is refused", fits)
 	}
 }
+
+// TestCheckBudgetBoth: a scenario over the work budget and the memory bound alike is told so,
+// and is suggested a value that fits both — the tighter of the two (here the memory's), not the
+// one the work alone would fit with, which the memory refuses.
+func TestCheckBudgetBoth(t *testing.T) {
+	estimates := 0
+	l := budgetLab(&estimates)
+	v, err := l.Params.ParseQuery("n=100000&rate=0.1&duration=1s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const budget = 50000 * 50000 / 10 // the work alone fits up to n=50000; the memory up to 40960
+	err = l.CheckBudget(v, budget)
+	var pe *param.Error
+	if !errors.As(err, &pe) || pe.Param != "n" {
+		t.Fatalf("CheckBudget = %v, want a refusal naming n", err)
+	}
+	for _, want := range []string{"1e+09 work units", "and about 102 MB of memory", "lower n to 40960 or less"} {
+		if !strings.Contains(pe.Msg, want) {
+			t.Errorf("Msg = %q, want it to contain %q", pe.Msg, want)
+		}
+	}
+	if w, _ := v.With("n", "40960"); l.CheckBudget(w, budget) != nil {
+		t.Errorf("n=40960 is refused")
+	}
+}

@@ -374,48 +374,88 @@ const MaxRunMemory = 40 << 20
 const fitTries = 3
 
 // CheckBudget returns a *param.Error when scenario v would need more than budget work units
-// (budget ≤ 0: no limit on work) or more than MaxRunMemory bytes of memory. The error names
-// the first cost (or memory) parameter that, lowered alone, would make the scenario fit, and
-// a value it would fit with.
+// (budget ≤ 0: no limit on work) or more than MaxRunMemory bytes of memory. The error says
+// which (both when both), and names the first cost (or memory) parameter that, lowered
+// alone, would make the scenario fit both, with a value it would fit them with: a viewer who
+// takes the suggestion is admitted, not sent from one refusal to the next.
 func (l *Lab) CheckBudget(v param.Values, budget int64) error {
-	if err := l.checkWork(v, budget); err != nil {
-		return err // first: the values it suggests mostly fit the memory too
+	if l.Cost == nil || budget <= 0 {
+		budget = 0
+	}
+	var work, memory int64
+	if budget > 0 && (l.CostBound == nil || l.CostBound(v) > budget) {
+		work = l.Cost(v)
 	}
 	if l.Memory != nil {
-		if m := l.Memory(v); m > MaxRunMemory {
-			msg := fmt.Sprintf("this scenario needs about %s of memory, more than the %s one run may use; ",
-				megabytes(m), megabytes(MaxRunMemory))
-			return l.refuse(v, l.MemoryParams, l.Memory, m, MaxRunMemory, msg)
+		memory = l.Memory(v)
+	}
+	overWork, overMemory := budget > 0 && work > budget, memory > MaxRunMemory
+	var msg string
+	var names []string
+	switch {
+	case overWork:
+		msg = fmt.Sprintf("this scenario needs about %.3g work units, more than the %.3g one run may use",
+			float64(work), float64(budget))
+		names = l.CostParams
+		if overMemory {
+			msg += fmt.Sprintf(", and about %s of memory, more than the %s one run may use",
+				megabytes(memory), megabytes(MaxRunMemory))
+			for _, name := range l.MemoryParams {
+				if !slices.Contains(names, name) {
+					names = append(slices.Clip(names), name)
+				}
+			}
 		}
+	case overMemory:
+		msg = fmt.Sprintf("this scenario needs about %s of memory, more than the %s one run may use",
+			megabytes(memory), megabytes(MaxRunMemory))
+		names = l.MemoryParams
+	default:
+		return nil
 	}
-	return nil
+	// A candidate is weighed by its load: its estimate as a fraction of the limit, the larger
+	// of the two fractions, so that the value suggested fits both.
+	load := func(w param.Values) float64 {
+		r := 0.0
+		if l.Memory != nil {
+			r = float64(l.Memory(w)) / MaxRunMemory
+		}
+		if r <= 1 && budget > 0 { // the work only when the memory fits: it is over anyway
+			c := int64(-1)
+			if l.CostBound != nil {
+				if b := l.CostBound(w); b <= budget {
+					c = b
+				}
+			}
+			if c < 0 {
+				c = l.Cost(w)
+			}
+			r = max(r, float64(c)/float64(budget))
+		}
+		return r
+	}
+	return l.refuse(v, names, load, max(float64(work)/float64(max(budget, 1)), float64(memory)/MaxRunMemory), msg+"; ")
 }
 
-// checkWork is CheckBudget's check of the work.
-func (l *Lab) checkWork(v param.Values, budget int64) error {
-	if l.Cost == nil || budget <= 0 {
-		return nil
+// megabytes formats b bytes for a refusal: in MB, or GB or TB when there are thousands of them
+// ("144 TB", not "1.44e+08 MB").
+func megabytes(b int64) string {
+	x, unit := float64(b)/1e6, "MB"
+	for _, u := range []string{"GB", "TB"} {
+		if x < 1000 {
+			break
+		}
+		x, unit = x/1000, u
 	}
-	if l.CostBound != nil && l.CostBound(v) <= budget {
-		return nil
-	}
-	c := l.Cost(v)
-	if c <= budget {
-		return nil
-	}
-	msg := fmt.Sprintf("this scenario needs about %.3g work units, more than the %.3g one run may use; ",
-		float64(c), float64(budget))
-	return l.refuse(v, l.CostParams, l.Cost, c, budget, msg)
+	return fmt.Sprintf("%.3g %s", x, unit)
 }
 
-func megabytes(b int64) string { return fmt.Sprintf("%.3g MB", float64(b)/1e6) }
-
-// refuse returns the error for scenario v, whose estimate c is over limit, msg saying by how
-// much: it names the first of names that, lowered alone, fits, with the value it fits with,
-// or all of them. Parameters the scenario moved from their defaults come first (a viewer who
-// moved the duration to a week is told what duration fits), then the others, each in the
-// lab's order.
-func (l *Lab) refuse(v param.Values, names []string, estimate func(param.Values) int64, c, limit int64, msg string) error {
+// refuse returns the error for scenario v, whose load c (its estimates as fractions of their
+// limits, the larger) is over 1, msg saying by how much: it names the first of names that,
+// lowered alone, brings the load to 1 or under, with the value that does, or all of them.
+// Parameters the scenario moved from their defaults come first (a viewer who moved the
+// duration to a week is told what duration fits), then the others, each in the lab's order.
+func (l *Lab) refuse(v param.Values, names []string, load func(param.Values) float64, c float64, msg string) error {
 	def := l.Params.Defaults()
 	moved := func(name string) bool {
 		_, ok := l.Params.Lookup(name)
@@ -432,7 +472,7 @@ func (l *Lab) refuse(v param.Values, names []string, estimate func(param.Values)
 		return 0
 	})
 	for i, name := range names {
-		if fit, ok := l.fit(v, name, estimate, c, limit); ok {
+		if fit, ok := l.fit(v, name, load, c); ok {
 			others := slices.Delete(slices.Clone(names), i, i+1)
 			msg += fmt.Sprintf("lower %s to %s", name, fit)
 			if len(others) > 0 {
@@ -448,13 +488,15 @@ func (l *Lab) refuse(v param.Values, names []string, estimate func(param.Values)
 	return &param.Error{Param: name, Msg: msg + "lower " + orList(names)}
 }
 
-// fit returns a value of numeric parameter name, below its value in v, with which estimate
-// of v (c, over limit) fits limit, in its URL form, or false. estimate is taken to grow with the parameter, at
-// least about linearly: the first guess scales the value down by how far v is over, and each
-// estimate computed refines the growth's exponent from the two latest points, at most
-// fitTries estimates in all. It returns the largest value found to fit, or the parameter's
-// minimum when the guesses did not fit and the minimum does, which the last try checks.
-func (l *Lab) fit(v param.Values, name string, estimate func(param.Values) int64, c, limit int64) (string, bool) {
+// fit returns a value of numeric parameter name, below its value in v, with which the load of
+// v (c, over 1) comes to 1 or under, in its URL form, or false. The load is taken to grow with
+// the parameter, at least about linearly: the first guess scales the value down by how far v
+// is over, and each load computed refines the growth's exponent from the two latest points,
+// at most fitTries loads in all. It returns the largest value found to fit, or the
+// parameter's minimum when the guesses did not fit and the minimum does, which the last try
+// checks; a value the lab's rules across parameters refuse (backends below the subset size)
+// ends the search.
+func (l *Lab) fit(v param.Values, name string, load func(param.Values) float64, c float64) (string, bool) {
 	sp, ok := l.Params.Lookup(name)
 	if !ok {
 		return "", false
@@ -470,23 +512,23 @@ func (l *Lab) fit(v param.Values, name string, estimate func(param.Values) int64
 	default:
 		return "", false
 	}
-	cost := func(y float64) (int64, string, bool) {
+	cost := func(y float64) (float64, string, bool) {
 		raw := formatParam(sp, y)
 		w, err := v.With(name, raw)
-		if err != nil {
+		if err != nil || l.check(w) != nil { // a value the rules refuse is no suggestion
 			return 0, "", false
 		}
-		return estimate(w), raw, true
+		return load(w), raw, true
 	}
 	top := x
 	exp := 1.0
 	best, bestRaw := math.Inf(-1), ""
 	for try := range fitTries {
 		aim := 1.0
-		if try > 0 && c > limit {
+		if try > 0 && c > 1 {
 			aim = 0.95 // a guess was over: aim a little below
 		}
-		y := x * math.Pow(aim*float64(limit)/float64(max(c, 1)), 1/exp)
+		y := x * math.Pow(aim/c, 1/exp)
 		if try == fitTries-1 && bestRaw == "" {
 			y = sp.Min // the last try: does anything fit?
 		}
@@ -498,11 +540,11 @@ func (l *Lab) fit(v param.Values, name string, estimate func(param.Values) int64
 		if !ok {
 			break
 		}
-		if cy <= limit {
+		if cy <= 1 {
 			best, bestRaw = y, raw
 		}
 		if cy > 0 && c > 0 && y != x {
-			exp = min(max(math.Log(float64(c)/float64(cy))/math.Log(x/y), 0.25), 4)
+			exp = min(max(math.Log(c/cy)/math.Log(x/y), 0.25), 4)
 		}
 		x, c = y, cy
 	}

@@ -1,0 +1,93 @@
+package api_test
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/resilience-playground/playground/api"
+	"github.com/resilience-playground/playground/param"
+)
+
+// TestRefusalSuggestionAdmitted: a refusal's suggestion is one a viewer can take. For every
+// lab, from the defaults with each cost or memory parameter at its largest, each pair of them
+// and all of them (scenarios the lab's rules across parameters refuse are left out), every
+// scenario the budget refuses must name a parameter and a value of it ("lower clients to 340
+// or less") with which the scenario is admitted — by the work budget and the memory bound
+// alike, whichever of them the refusal was about. (A suggestion that fitted the work but not
+// the memory sent a viewer from one refusal to another.)
+func TestRefusalSuggestionAdmitted(t *testing.T) {
+	srv := MustOpenServer(t)
+	for _, l := range srv.Labs.All() {
+		if l.Cost == nil && l.Memory == nil {
+			continue
+		}
+		var names []string
+		for _, name := range append(slices.Clone(l.CostParams), l.MemoryParams...) {
+			if !slices.Contains(names, name) {
+				names = append(names, name)
+			}
+		}
+		var sets [][]string
+		for i := range names {
+			sets = append(sets, names[i:i+1])
+			for j := i + 1; j < len(names); j++ {
+				sets = append(sets, []string{names[i], names[j]})
+			}
+		}
+		sets = append(sets, names)
+		refused, suggested := 0, 0
+		for _, set := range sets {
+			v := l.Params.Defaults()
+			for _, name := range set {
+				sp, _ := l.Params.Lookup(name)
+				if w, err := v.With(name, largest(sp)); err == nil {
+					v = w
+				}
+			}
+			if _, err := l.Parse(v.Encode()); err != nil {
+				continue // a rule across parameters (subset ≤ backends)
+			}
+			err := l.CheckBudget(v, api.DefaultBudget)
+			if err == nil {
+				continue
+			}
+			refused++
+			if !strings.Contains(err.Error(), " to ") {
+				// No value: then no parameter, alone at its least, makes the scenario fit.
+				for _, name := range names {
+					sp, _ := l.Params.Lookup(name)
+					if sp.Kind != param.Int && sp.Kind != param.Float && sp.Kind != param.Duration {
+						continue
+					}
+					w, err := v.With(name, least(sp))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if _, err := l.Parse(w.Encode()); err == nil && l.CheckBudget(w, api.DefaultBudget) == nil {
+						t.Errorf("%s: refused with no value to lower a parameter to, but %s=%s is admitted", l.URL(v), name, least(sp))
+					}
+				}
+				continue
+			}
+			suggested++
+			if _, err := fitted(t, l, v, err); err != nil {
+				t.Errorf("%s: %v", l.URL(v), err)
+			}
+		}
+		t.Logf("%s: %d of %d scenarios refused, %d with a suggestion, which is admitted", l.Name, refused, len(sets), suggested)
+		if refused == 0 {
+			t.Errorf("%s: nothing refused: the grid does not reach the budget", l.Name)
+		}
+	}
+}
+
+// least is the smallest value of a numeric parameter as a URL writes it.
+func least(sp param.Spec) string {
+	if sp.Kind == param.Duration {
+		return param.FormatDuration(time.Duration(sp.Min * float64(time.Millisecond)))
+	}
+	return strconv.FormatFloat(sp.Min, 'f', -1, 64)
+}
