@@ -40,6 +40,7 @@ type errorBody struct {
 	Error      string   `json:"error"`
 	Param      string   `json:"param,omitempty"`
 	Params     []string `json:"params,omitempty"`      // a rule across parameters: all it spans, Param first
+	Fit        string   `json:"fit,omitempty"`         // a refusal's value of Param that is admitted
 	RetryAfter int      `json:"retry_after,omitempty"` // seconds
 }
 
@@ -63,7 +64,7 @@ func statusOf(err error) (int, errorBody) {
 	)
 	switch {
 	case errors.As(err, &pe):
-		return http.StatusBadRequest, errorBody{Error: pe.Msg, Param: pe.Param, Params: pe.Params}
+		return http.StatusBadRequest, errorBody{Error: pe.Msg, Param: pe.Param, Params: pe.Params, Fit: pe.Fit}
 	case errors.Is(err, hub.ErrBusy):
 		return http.StatusServiceUnavailable, errorBody{Error: "every simulation slot is taken; retry shortly", RetryAfter: busyRetrySeconds}
 	case errors.Is(err, hub.ErrDraining):

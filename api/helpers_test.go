@@ -240,6 +240,7 @@ func (s *Server) GetContext(tb testing.TB, ctx context.Context, path string) (*h
 type ErrorBody struct {
 	Error      string `json:"error"`
 	Param      string `json:"param"`
+	Fit        string `json:"fit"`
 	RetryAfter int    `json:"retry_after"`
 }
 
@@ -294,6 +295,7 @@ type Reply struct {
 	Series   []lab.Series               `json:"series"`
 	Error    string                     `json:"error"`
 	Param    string                     `json:"param"`
+	Fit      string                     `json:"fit"`
 	RetryMS  int64                      `json:"retry_ms"`
 }
 

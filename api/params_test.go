@@ -325,14 +325,21 @@ func TestBudget(t *testing.T) {
 	if resp.StatusCode != http.StatusBadRequest {
 		t.Fatalf("status %d, want 400: %s", resp.StatusCode, body)
 	}
-	if e := MustDecodeError(t, resp, body); e.Param != "trials" || !strings.Contains(e.Error, "trials") {
+	e := MustDecodeError(t, resp, body)
+	if e.Param != "trials" || !strings.Contains(e.Error, "trials") {
 		t.Errorf("error %+v, want one naming trials", e)
+	}
+	// The value that fits, in the message and as "fit", is admitted.
+	if e.Fit == "" || !strings.Contains(e.Error, "lower trials to "+e.Fit+" ") {
+		t.Errorf("error %+v, want the value of trials that fits as fit, the one the message suggests", e)
+	} else if w, err := v.With("trials", e.Fit); err != nil || l.CheckBudget(w, api.DefaultBudget) != nil {
+		t.Errorf("the fit trials=%s is refused: %v %v", e.Fit, err, l.CheckBudget(w, api.DefaultBudget))
 	}
 
 	st := srv.MustDial(t, "backoff", nil)
 	st.Send(3, q)
-	if r := st.MustNext(); r.Type != "error" || r.ID != 3 || r.Param != "trials" || !strings.Contains(r.Error, "trials") {
-		t.Errorf("stream reply %+v, want an error naming trials", r)
+	if r := st.MustNext(); r.Type != "error" || r.ID != 3 || r.Param != "trials" || !strings.Contains(r.Error, "trials") || r.Fit != e.Fit {
+		t.Errorf("stream reply %+v, want an error naming trials, with fit %q", r, e.Fit)
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), readTimeout)

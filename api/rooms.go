@@ -334,7 +334,7 @@ func (rs *roomServer) stream(w http.ResponseWriter, r *http.Request) {
 			}
 			if err := s.cfg.Hub.CheckBudget(lr.lab, v); err != nil { // refused to the presenter, not to the room
 				_, body := statusOf(err)
-				return own(reply{Type: "error", ID: m.ID, Error: body.Error, Param: body.Param})
+				return own(errorReply(m.ID, body))
 			}
 			offerNewest(lr.changes, change{id: m.ID, reply: own,
 				state: room.State{URL: lr.lab.URL(v), Step: m.Step, Revealed: m.Revealed, RevealOpen: m.RevealOpen}})

@@ -48,8 +48,8 @@ func TestPresenterOverBudget(t *testing.T) {
 		c := srv.MustCreateRoom(t, "/backoff?clients=20&trials=2&sweep=off")
 		p := srv.mustPresent(t, c)
 		p.Send(map[string]any{"type": "params", "id": 1, "query": "clients=1000&trials=1000"})
-		if r := p.Until("an error", func(r RoomReply) bool { return r.Type == "error" }); r.ID != 1 || r.Param != "trials" {
-			t.Errorf("presenter's change over budget: %+v, want an error naming trials", r)
+		if r := p.Until("an error", func(r RoomReply) bool { return r.Type == "error" }); r.ID != 1 || r.Param != "trials" || r.Fit == "" {
+			t.Errorf("presenter's change over budget: %+v, want an error naming trials and a value that fits", r)
 		}
 		synctest.Wait()
 		if info := srv.MustRoomInfo(t, c.Code); info.Version != 0 {

@@ -108,6 +108,7 @@ type reply struct {
 	Series   []lab.Series    `json:"series,omitempty"`
 	Error    string          `json:"error,omitempty"`
 	Param    string          `json:"param,omitempty"`
+	Fit      string          `json:"fit,omitempty"` // error: a value of Param that is admitted (see param.Error)
 	RetryMS  int64           `json:"retry_ms,omitempty"`
 	Room     *roomState      `json:"room,omitempty"`
 }
@@ -371,10 +372,10 @@ func (d *driver) serve() (websocket.StatusCode, string) {
 
 var errDrained = errors.New("drained")
 
-// errorReply is the error reply to request id: the message, the parameter to blame and, for
-// a rule across parameters, all the parameters it spans.
+// errorReply is the error reply to request id: the message, the parameter to blame, for a
+// rule across parameters all the parameters it spans, and for a refusal the value that fits.
 func errorReply(id int64, body errorBody) reply {
-	r := reply{Type: "error", ID: id, Error: body.Error, Param: body.Param}
+	r := reply{Type: "error", ID: id, Error: body.Error, Param: body.Param, Fit: body.Fit}
 	if len(body.Params) > 0 {
 		r.Params = body.Params
 	}

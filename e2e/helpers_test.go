@@ -59,6 +59,7 @@ type serverConfig struct {
 	extra   []*lab.Lab        // labs of tests beside the playground's
 	api     func(*api.Config) // changes to the API's configuration (a room store, say)
 	warm    bool              // draw the front page's previews before serving, as cmd/playground does
+	budget  int64             // work units a run may use (0: api.DefaultBudget)
 }
 
 // mustOpenServerConfig is MustOpenServer configured by c.
@@ -67,8 +68,11 @@ func mustOpenServerConfig(tb testing.TB, c serverConfig) *httptest.Server {
 	if c.maxRuns == 0 {
 		c.maxRuns = 2
 	}
+	if c.budget == 0 {
+		c.budget = api.DefaultBudget
+	}
 	m := api.NewMetrics(prometheus.NewRegistry())
-	h := hub.New(hub.Config{MaxRuns: c.maxRuns, Budget: api.DefaultBudget, CacheSize: 64, Observe: m.ObserveRun})
+	h := hub.New(hub.Config{MaxRuns: c.maxRuns, Budget: c.budget, CacheSize: 64, Observe: m.ObserveRun})
 	cfg := api.Config{Labs: labs.Registry(c.extra...), Hub: h, Metrics: m}
 	if c.api != nil {
 		c.api(&cfg)

@@ -472,13 +472,16 @@ func (l *Lab) refuse(v param.Values, names []string, load func(param.Values) flo
 		return 0
 	})
 	for i, name := range names {
-		if fit, ok := l.fit(v, name, load, c); ok {
+		if fit, less, ok := l.fit(v, name, load, c); ok {
 			others := slices.Delete(slices.Clone(names), i, i+1)
 			msg += fmt.Sprintf("lower %s to %s", name, fit)
+			if less {
+				msg += " or less"
+			}
 			if len(others) > 0 {
 				msg += " (or lower " + orList(others) + ")"
 			}
-			return &param.Error{Param: name, Msg: msg}
+			return &param.Error{Param: name, Msg: msg, Fit: fit}
 		}
 	}
 	name := ""
@@ -489,17 +492,18 @@ func (l *Lab) refuse(v param.Values, names []string, load func(param.Values) flo
 }
 
 // fit returns a value of numeric parameter name, below its value in v, with which the load of
-// v (c, over 1) comes to 1 or under, in its URL form, or false. The load is taken to grow with
+// v (c, over 1) comes to 1 or under, in its URL form, and whether smaller values than it (it
+// is not the minimum) fit too; or false. The load is taken to grow with
 // the parameter, at least about linearly: the first guess scales the value down by how far v
 // is over, and each load computed refines the growth's exponent from the two latest points,
 // at most fitTries loads in all. It returns the largest value found to fit, or the
 // parameter's minimum when the guesses did not fit and the minimum does, which the last try
 // checks; a value the lab's rules across parameters refuse (backends below the subset size)
 // ends the search.
-func (l *Lab) fit(v param.Values, name string, load func(param.Values) float64, c float64) (string, bool) {
+func (l *Lab) fit(v param.Values, name string, load func(param.Values) float64, c float64) (value string, less, ok bool) {
 	sp, ok := l.Params.Lookup(name)
 	if !ok {
-		return "", false
+		return "", false, false
 	}
 	var x float64 // the value, in the parameter's unit
 	switch sp.Kind {
@@ -510,7 +514,7 @@ func (l *Lab) fit(v param.Values, name string, load func(param.Values) float64, 
 	case param.Duration:
 		x = float64(v.Duration(name)) / 1e6
 	default:
-		return "", false
+		return "", false, false
 	}
 	cost := func(y float64) (float64, string, bool) {
 		raw := formatParam(sp, y)
@@ -549,12 +553,9 @@ func (l *Lab) fit(v param.Values, name string, load func(param.Values) float64, 
 		x, c = y, cy
 	}
 	if bestRaw == "" {
-		return "", false
+		return "", false, false
 	}
-	if best > sp.Min {
-		return bestRaw + " or less", true
-	}
-	return bestRaw, true
+	return bestRaw, best > sp.Min, true
 }
 
 // floorToStep rounds y down to the parameter's grid: whole numbers for Int, multiples of Step

@@ -137,10 +137,14 @@ func (r Range) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
 // as a whole); the message names it too and says what is allowed. An error of a rule across
 // parameters (a subset larger than the backends, say) lists in Params every parameter the
 // rule spans, Param first, and its message names them all and the relation they must keep.
+// A scenario refused for the work or memory it needs may carry in Fit a value of Param, in
+// URL form, with which it would be admitted (the message says it too: "lower clients to 51 or
+// less"), so that a page can offer it.
 type Error struct {
 	Param  string   `json:"param"`
 	Msg    string   `json:"error"`
 	Params []string `json:"params,omitempty"`
+	Fit    string   `json:"fit,omitempty"`
 }
 
 func (e *Error) Error() string { return e.Msg }

@@ -2,6 +2,7 @@ package backoff
 
 import (
 	"context"
+	"math"
 	"reflect"
 	"testing"
 	"time"
@@ -45,5 +46,25 @@ func TestPreparedPolicySameSimulation(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// BenchmarkAttemptDraws measures the part of a failed attempt no faster kernel with the same
+// results can skip: the four normal draws of its hops (SplitMix64 and the ziggurat) and the
+// hops' arithmetic, exactly as Simulate computes them, alone on one client's stream — a floor
+// under BenchmarkReferenceSweep's ns/attempt (README, "The kernel against the reference").
+func BenchmarkAttemptDraws(b *testing.B) {
+	var s engine.Source
+	engine.Seed(&s, 1, engine.Network, 0, 0)
+	mean, sd := float64(10*time.Millisecond), float64(2*time.Millisecond)
+	hop := func(x float64) time.Duration { return time.Duration(math.Abs(mean + sd*x)) }
+	var x [4]float64
+	var at time.Duration
+	for b.Loop() {
+		s.Normals(x[:])
+		at += hop(x[0]) + hop(x[1]) + hop(x[2]) + hop(x[3])
+	}
+	if at < 0 {
+		b.Fatal(at)
 	}
 }

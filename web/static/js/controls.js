@@ -95,6 +95,7 @@ export function wireControls(state, form) {
       const fromURL = state.urlErrors.find((e) => e.param === p.name || (e.params || []).includes(p.name));
       const msg = state.errors[p.name] || (fromURL ? fromURL.error : "");
       if (err && err.textContent !== msg) err.textContent = msg;
+      if (ctl) offerFit(ctl, p, msg);
       if (ctl) {
         const bad = !!(err && err.textContent);
         ctl.classList.toggle("invalid", bad);
@@ -111,6 +112,26 @@ export function wireControls(state, form) {
     const urlBox = document.getElementById("url-errors");
     if (urlBox && !state.urlErrors.length) urlBox.replaceChildren();
   }
+  // offerFit offers, beside a control whose error is a refusal with a value that is admitted,
+  // a button that sets it: "Set Clients to 51". It goes when the error does.
+  function offerFit(ctl, p, msg) {
+    const fit = state.fit && state.fit.param === p.name && state.fit.error === msg && msg ? state.fit.value : null;
+    let b = ctl.querySelector("button.fit");
+    if (!fit) {
+      if (b) b.remove();
+      return;
+    }
+    if (!b) {
+      b = document.createElement("button");
+      b.type = "button";
+      b.className = "fit";
+      b.addEventListener("click", () => user(p.name, b.dataset.value, true));
+      ctl.querySelector("p.error").after(b);
+    }
+    b.dataset.value = fit;
+    b.textContent = `Set ${p.label} to ${paramValue(p, fit)}`;
+  }
+
   state.on("values", render);
   render();
 

@@ -13,6 +13,7 @@ export class State extends EventTarget {
     this.values = { ...initial }; // what the controls show, valid or not
     this.scenario = { ...initial }; // the last valid scenario: the one requested and in the URL
     this.errors = {}; // name → message, from checking values here or from the server
+    this.fit = null; // {param, value, error}: the value a refusal says is admitted (serverError)
     this.urlErrors = urlErrors; // the opening link's problems, until the first change
     this.moved = ""; // the parameter the person changed last
     this.source = "boot";
@@ -71,13 +72,15 @@ export class State extends EventTarget {
 
   // serverError shows an error the server reported for the scenario asked for: at every
   // parameter it names ("params", all those a rule across parameters spans, else "param")
-  // and, when the person moved another one, there too.
+  // and, when the person moved another one, there too. A refusal's value that is admitted
+  // ("fit") is kept with its message, for the control to offer while that message shows.
   serverError(msg) {
     const errs = {};
     const named = (msg.params && msg.params.length ? msg.params : [msg.param]).filter((n) => n && this.params.has(n));
     for (const n of named) errs[n] = msg.error;
     if (this.moved && !named.includes(this.moved) && this.source === "user") errs[this.moved] = msg.error;
     this.errors = errs;
+    this.fit = msg.fit && this.params.has(msg.param) ? { param: msg.param, value: msg.fit, error: msg.error } : null;
     this.run.phase = "error";
     this.run.message = msg.error;
     this.emit("values", { source: "server-error", ok: false });
