@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/resilience-playground/playground/api"
+	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/param"
 )
 
@@ -16,8 +17,10 @@ import (
 // and all of them (scenarios the lab's rules across parameters refuse are left out), every
 // scenario the budget refuses must name a parameter and a value of it ("lower clients to 340
 // or less") with which the scenario is admitted — by the work budget and the memory bound
-// alike, whichever of them the refusal was about. (A suggestion that fitted the work but not
-// the memory sent a viewer from one refusal to another.)
+// alike, whichever of them the refusal was about — and not far below the largest that is: a
+// quarter more is refused. (A suggestion that fitted the work but not the memory sent a viewer
+// from one refusal to another; one from three estimates said "lower limit to 274" where 897
+// fits.)
 func TestRefusalSuggestionAdmitted(t *testing.T) {
 	srv := MustOpenServer(t)
 	for _, l := range srv.Labs.All() {
@@ -73,8 +76,17 @@ func TestRefusalSuggestionAdmitted(t *testing.T) {
 				continue
 			}
 			suggested++
-			if _, err := fitted(t, l, v, err); err != nil {
-				t.Errorf("%s: %v", l.URL(v), err)
+			w, ferr := fitted(t, l, v, err)
+			if ferr != nil {
+				t.Errorf("%s: %v", l.URL(v), ferr)
+				continue
+			}
+			// Not far below the largest that fits: a quarter more (when below the value
+			// refused) is refused, so that "lower clients to 16 or less" is not said where 44
+			// fits.
+			name := err.(*param.Error).Param
+			if more, ok := quarterMore(l, v, w, name); ok && l.CheckBudget(more, api.DefaultBudget) == nil {
+				t.Errorf("%s: suggested %s=%s, but %s=%s, a quarter more, is admitted too", l.URL(v), name, w.Format(name), name, more.Format(name))
 			}
 		}
 		t.Logf("%s: %d of %d scenarios refused, %d with a suggestion, which is admitted", l.Name, refused, len(sets), suggested)
@@ -90,4 +102,41 @@ func least(sp param.Spec) string {
 		return param.FormatDuration(time.Duration(sp.Min * float64(time.Millisecond)))
 	}
 	return strconv.FormatFloat(sp.Min, 'f', -1, 64)
+}
+
+// quarterMore returns w with its value of the numeric parameter name a quarter larger, when
+// that is still below v's (the value refused) and keeps the lab's rules.
+func quarterMore(l *lab.Lab, v, w param.Values, name string) (param.Values, bool) {
+	sp, _ := l.Params.Lookup(name)
+	var raw string
+	switch sp.Kind {
+	case param.Int:
+		n := w.Int(name) * 5 / 4
+		if n <= w.Int(name) || n >= v.Int(name) {
+			return w, false
+		}
+		raw = strconv.FormatInt(n, 10)
+	case param.Float:
+		x := w.Float(name) * 1.25
+		if x >= v.Float(name) {
+			return w, false
+		}
+		raw = strconv.FormatFloat(x, 'f', -1, 64)
+	case param.Duration:
+		d := w.Duration(name) * 5 / 4
+		if d >= v.Duration(name) {
+			return w, false
+		}
+		raw = param.FormatDuration(d)
+	default:
+		return w, false
+	}
+	more, err := w.With(name, raw)
+	if err != nil {
+		return w, false
+	}
+	if _, err := l.Parse(more.Encode()); err != nil {
+		return w, false
+	}
+	return more, true
 }

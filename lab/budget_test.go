@@ -60,7 +60,7 @@ func TestCheckBudgetEstimates(t *testing.T) {
 		if !errors.As(err, &pe) || pe.Param != tt.param {
 			t.Fatalf("%s: CheckBudget = %v, want an error naming %s", tt.query, err, tt.param)
 		}
-		if limit := 1 + 3*len(l.CostParams); estimates > limit { // fitTries per parameter
+		if limit := 1 + lab.FitEstimates*len(l.CostParams); estimates > limit {
 			t.Errorf("%s: %d estimates for one refusal, want at most %d", tt.query, estimates, limit)
 		}
 		// The suggestion: "lower <param> to <value> or less".

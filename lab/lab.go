@@ -355,8 +355,9 @@ func (l *Lab) Execute(ctx context.Context, v param.Values, observe func(Update))
 //
 // A refusal costs a few estimates: the value it suggests for a parameter comes from scaling
 // it by how far the scenario is over (Cost grows at least about linearly with each cost
-// parameter), then verifying the guess, at most fitTries estimates per parameter
-// (TestCheckBudgetEstimates and the rate limiter's TestRefusalEstimates count them).
+// parameter), then verifying the guess, and closing in when the value found fits well below
+// one found over: at most FitEstimates estimates per parameter (TestCheckBudgetEstimates and
+// the rate limiter's TestRefusalEstimates count them).
 // Estimates run outside the hub's slots and CPU pacer, before any run: they are formulas or
 // memoised pilots of a few milliseconds, except the rate limiter's pilot simulations (at most
 // 2^20 units each, up to about a tenth of a second).
@@ -369,9 +370,15 @@ func (l *Lab) Execute(ctx context.Context, v param.Values, observe func(Update))
 // smaller bound per run, or more memory.
 const MaxRunMemory = 40 << 20
 
-// fitTries is the most estimates CheckBudget computes to find the value a parameter fits
-// with.
-const fitTries = 3
+// fitTries is the most estimates CheckBudget computes to find a value a parameter fits with,
+// and fitCloser the most it computes more to close in on the largest.
+const (
+	fitTries  = 3
+	fitCloser = 2
+)
+
+// FitEstimates is the most estimates a refusal computes for each parameter it tries.
+const FitEstimates = fitTries + fitCloser
 
 // CheckBudget returns a *param.Error when scenario v would need more than budget work units
 // (budget ≤ 0: no limit on work) or more than MaxRunMemory bytes of memory. The error says
@@ -496,7 +503,8 @@ func (l *Lab) refuse(v param.Values, names []string, load func(param.Values) flo
 // is not the minimum) fit too; or false. The load is taken to grow with
 // the parameter, at least about linearly: the first guess scales the value down by how far v
 // is over, and each load computed refines the growth's exponent from the two latest points,
-// at most fitTries loads in all. It returns the largest value found to fit, or the
+// at most fitTries loads in all, then up to fitCloser more between the largest value found to
+// fit and the least found over. It returns the largest value found to fit, or the
 // parameter's minimum when the guesses did not fit and the minimum does, which the last try
 // checks; a value the lab's rules across parameters refuse (backends below the subset size)
 // ends the search.
@@ -527,6 +535,7 @@ func (l *Lab) fit(v param.Values, name string, load func(param.Values) float64, 
 	top := x
 	exp := 1.0
 	best, bestRaw := math.Inf(-1), ""
+	over, overLoad, bestLoad := top, c, 0.0 // the least value found over, and the loads
 	for try := range fitTries {
 		aim := 1.0
 		if try > 0 && c > 1 {
@@ -545,12 +554,40 @@ func (l *Lab) fit(v param.Values, name string, load func(param.Values) float64, 
 			break
 		}
 		if cy <= 1 {
-			best, bestRaw = y, raw
+			best, bestRaw, bestLoad = y, raw, cy
+		} else if y < over {
+			over, overLoad = y, cy
 		}
 		if cy > 0 && c > 0 && y != x {
 			exp = min(max(math.Log(c/cy)/math.Log(x/y), 0.25), 4)
 		}
 		x, c = y, cy
+	}
+	// Closing in: "lower clients to 16 or less" must not be said where 44 fits. While the
+	// value found is more than a tenth under the least found over (the load grew unlike a
+	// power of the parameter, a part of it not scaling with it), aim between them where the
+	// power through their two loads reaches 0.97 (or, when that falls outside, at their
+	// geometric mean).
+	for range fitCloser {
+		if bestRaw == "" || over <= best*1.1 || bestLoad <= 0 {
+			break
+		}
+		y := best * math.Pow(0.97/bestLoad, math.Log(over/best)/math.Log(overLoad/bestLoad))
+		if y = floorToStep(sp, y); !(y > best && y < over) {
+			y = floorToStep(sp, math.Sqrt(best*over))
+		}
+		if y <= best || y >= over {
+			break
+		}
+		cy, raw, ok := cost(y)
+		if !ok {
+			break
+		}
+		if cy <= 1 {
+			best, bestRaw, bestLoad = y, raw, cy
+		} else {
+			over, overLoad = y, cy
+		}
 	}
 	if bestRaw == "" {
 		return "", false, false

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/lab/labtest"
 	"github.com/resilience-playground/playground/param"
 )
@@ -19,8 +20,8 @@ var refusals = []string{
 	"store=cas&instances=64&limit=100000&store_latency=1s&window=1h&duration=1h&load=10",
 }
 
-// TestRefusalEstimates counts the estimates a refusal computes: at most one, and fitTries for
-// each cost parameter, however far over the budget; the pilot simulations they run are
+// TestRefusalEstimates counts the estimates a refusal computes: at most one, and
+// lab.FitEstimates for each cost parameter, however far over the budget; the pilot simulations they run are
 // bounded (pilotWork), so a refusal costs milliseconds.
 func TestRefusalEstimates(t *testing.T) {
 	for _, q := range refusals {
@@ -40,7 +41,7 @@ func TestRefusalEstimates(t *testing.T) {
 		if !errors.As(err, &pe) {
 			t.Fatalf("%s: CheckBudget = %v, want a refusal", q, err)
 		}
-		if limit := 1 + 3*len(l.CostParams); n > limit {
+		if limit := 1 + lab.FitEstimates*len(l.CostParams); n > limit {
 			t.Errorf("%s: %d estimates for one refusal, want at most %d", q, n, limit)
 		}
 		t.Logf("%s: %d estimates, %v of CPU: %s", q, n, cpu, pe.Msg)
