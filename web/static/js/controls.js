@@ -95,8 +95,8 @@ export function wireControls(state, form) {
       const fromURL = state.urlErrors.find((e) => e.param === p.name || (e.params || []).includes(p.name));
       const msg = state.errors[p.name] || (fromURL ? fromURL.error : "");
       if (err && err.textContent !== msg) err.textContent = msg;
-      if (ctl) offerFit(ctl, p, msg);
       if (ctl) {
+        offerFit(ctl, p, msg);
         const bad = !!(err && err.textContent);
         ctl.classList.toggle("invalid", bad);
         for (const i of ctl.querySelectorAll("input, select")) {
