@@ -524,39 +524,43 @@ func (l *Lab) fit(v param.Values, name string, load func(param.Values) float64, 
 	default:
 		return "", false, false
 	}
-	cost := func(y float64) (float64, string, bool) {
-		raw := formatParam(sp, y)
-		w, err := v.With(name, raw)
-		if err != nil || l.check(w) != nil { // a value the rules refuse is no suggestion
-			return 0, "", false
-		}
-		return load(w), raw, true
-	}
 	top := x
 	exp := 1.0
 	best, bestRaw := math.Inf(-1), ""
 	over, overLoad, bestLoad := top, c, 0.0 // the least value found over, and the loads
-	for try := range fitTries {
+	// try computes the load at y and keeps y as the largest value found to fit or the least
+	// found over; it returns the load, or false when y is no value of the parameter or breaks
+	// the lab's rules (no suggestion, then).
+	try := func(y float64) (float64, bool) {
+		raw := formatParam(sp, y)
+		w, err := v.With(name, raw)
+		if err != nil || l.check(w) != nil {
+			return 0, false
+		}
+		cy := load(w)
+		if cy <= 1 {
+			best, bestRaw, bestLoad = y, raw, cy
+		} else if y < over {
+			over, overLoad = y, cy
+		}
+		return cy, true
+	}
+	for i := range fitTries {
 		aim := 1.0
-		if try > 0 && c > 1 {
+		if i > 0 && c > 1 {
 			aim = 0.95 // a guess was over: aim a little below
 		}
 		y := x * math.Pow(aim/c, 1/exp)
-		if try == fitTries-1 && bestRaw == "" {
+		if i == fitTries-1 && bestRaw == "" {
 			y = sp.Min // the last try: does anything fit?
 		}
 		y = max(floorToStep(sp, min(y, top)), sp.Min)
 		if y >= top || y <= best {
 			break
 		}
-		cy, raw, ok := cost(y)
+		cy, ok := try(y)
 		if !ok {
 			break
-		}
-		if cy <= 1 {
-			best, bestRaw, bestLoad = y, raw, cy
-		} else if y < over {
-			over, overLoad = y, cy
 		}
 		if cy > 0 && c > 0 && y != x {
 			exp = min(max(math.Log(c/cy)/math.Log(x/y), 0.25), 4)
@@ -579,14 +583,8 @@ func (l *Lab) fit(v param.Values, name string, load func(param.Values) float64, 
 		if y <= best || y >= over {
 			break
 		}
-		cy, raw, ok := cost(y)
-		if !ok {
+		if _, ok := try(y); !ok {
 			break
-		}
-		if cy <= 1 {
-			best, bestRaw, bestLoad = y, raw, cy
-		} else {
-			over, overLoad = y, cy
 		}
 	}
 	if bestRaw == "" {
