@@ -44,10 +44,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"runtime"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"time"
 
@@ -256,28 +254,13 @@ func (h *Hub) freeSlot(r *run) {
 }
 
 // tooLong is the error of a run of v stopped after computing for limit, progress of the
-// way: it names the first integer cost parameter and a value at which the run would about fit.
+// way: the lab names a cost parameter and a value at which the run would fit ([lab.Lab.Stopped]).
 func tooLong(l *lab.Lab, v param.Values, p *lab.Progress, limit time.Duration) error {
 	frac := 0.0
 	if p != nil && p.Total > 0 {
 		frac = float64(p.Done) / float64(p.Total)
 	}
-	msg := fmt.Sprintf("this scenario needed more than %v of computing and was stopped %d%% of the way", limit, int(100*frac))
-	for _, name := range l.CostParams {
-		sp, ok := l.Params.Lookup(name)
-		if !ok || sp.Kind != param.Int {
-			continue
-		}
-		fit := int64(math.Floor(float64(v.Int(name)) * frac * 0.9))
-		if fit >= int64(sp.Min) && fit < v.Int(name) {
-			return &param.Error{Param: name, Msg: fmt.Sprintf("%s; lower %s to about %d", msg, name, fit)}
-		}
-	}
-	name := ""
-	if len(l.CostParams) > 0 {
-		name = l.CostParams[0]
-	}
-	return &param.Error{Param: name, Msg: msg + "; lower " + strings.Join(l.CostParams, " or ")}
+	return l.Stopped(v, frac, fmt.Sprintf("this scenario needed more than %v of computing and was stopped %d%% of the way", limit, int(100*frac)))
 }
 
 // ErrPanic is wrapped by the error of a run whose lab panicked. The panic ends that run only,

@@ -3,7 +3,7 @@ package hub_test
 import (
 	"context"
 	"errors"
-	"strings"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -355,7 +355,8 @@ func newWorkLab() *workLab {
 			{Name: "units", Kind: param.Int, Default: "20", Min: 1, Max: 1e9},
 			{Name: "unit", Kind: param.Duration, Default: "1ms", Min: 0.001, Max: 1000},
 		},
-		CostParams: []string{"units"},
+		Cost:       func(v param.Values) int64 { return v.Int("units") * v.Duration("unit").Microseconds() },
+		CostParams: []string{"units", "unit"},
 		Run: func(ctx context.Context, v param.Values, emit func(lab.Update)) error {
 			n, units, unit := v.Int("n"), v.Int("units"), v.Duration("unit")
 			var done atomic.Int64
@@ -424,9 +425,10 @@ func TestHeavyRunsDoNotStallOthers(t *testing.T) {
 }
 
 // TestRunCPULimit: a run that computes for longer than MaxRunCPU is stopped with an error that
-// names the parameter to lower and a value that would about fit. On synctest's fake clock
+// names the parameter to lower and a value that fits, which then runs. On synctest's fake clock
 // (see TestHeavyRunsDoNotStallOthers) the run is stopped exactly when its two workers have
-// computed the limit between them, within a quantum each: after half a second.
+// computed the limit between them, within a quantum each: after half a second, an eighth of
+// its 8,000 units done, so the value is nine tenths of that, about 900.
 func TestRunCPULimit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		w := newWorkLab()
@@ -441,14 +443,15 @@ func TestRunCPULimit(t *testing.T) {
 		if d := time.Since(start); d > 600*time.Millisecond {
 			t.Errorf("stopped after %v on two CPUs, want about 500ms", d)
 		}
-		if !strings.Contains(pe.Msg, "more than 1s of computing") || !strings.Contains(pe.Msg, "lower units to about") {
-			t.Errorf("message %q", pe.Msg)
+		want := "this scenario needed more than 1s of computing and was stopped 12% of the way; lower units to " + pe.Fit + " or less (or lower unit)"
+		if fit, _ := strconv.Atoi(pe.Fit); pe.Msg != want || fit < 850 || fit > 950 {
+			t.Errorf("error %q (fit %q), want %q with about 900", pe.Msg, pe.Fit, want)
 		}
 		if h.Running() != 0 {
 			synctest.Wait()
 		}
-		if _, err := h.Result(context.Background(), w.Lab, values(t, w.Lab, "units=800&unit=1ms")); err != nil {
-			t.Errorf("a run that fits: %v", err)
+		if _, err := h.Result(context.Background(), w.Lab, values(t, w.Lab, "units="+pe.Fit+"&unit=1ms")); err != nil {
+			t.Errorf("the value suggested: %v", err)
 		}
 	})
 }

@@ -154,3 +154,61 @@ func TestCheckBudgetBoth(t *testing.T) {
 		t.Errorf("n=40960 is refused")
 	}
 }
+
+// TestStopped: a run stopped by the CPU safety net a share of the way is suggested a value
+// whose estimated work fits in nine tenths of that share of its own, kept by the lab's rules
+// (not "lower n to 474" where the rules refuse n under 600), and with no share done it names
+// the parameters to lower without a value.
+func TestStopped(t *testing.T) {
+	estimates := 0
+	l := budgetLab(&estimates)
+	v, err := l.Params.ParseQuery("n=1000&rate=1&duration=1m") // 6e7 units
+	if err != nil {
+		t.Fatal(err)
+	}
+	const share = 0.25
+	allowed := 0.9 * share * float64(l.Cost(v))
+	stopped := func(l *lab.Lab) *param.Error {
+		t.Helper()
+		var pe *param.Error
+		if err := l.Stopped(v, share, "stopped 25% of the way"); !errors.As(err, &pe) {
+			t.Fatalf("Stopped = %v, want a *param.Error", err)
+		}
+		t.Log(pe.Msg)
+		if !strings.HasPrefix(pe.Msg, "stopped 25% of the way; lower "+pe.Param+" to "+pe.Fit) {
+			t.Errorf("Msg = %q, want the reason, then the parameter %q and its value %q", pe.Msg, pe.Param, pe.Fit)
+		}
+		w, err := v.With(pe.Param, pe.Fit)
+		if err != nil {
+			t.Fatalf("the value suggested, %s=%s: %v", pe.Param, pe.Fit, err)
+		}
+		if l.Check != nil && l.Check(w) != nil {
+			t.Errorf("%s=%s breaks the lab's rules: %v", pe.Param, pe.Fit, l.Check(w))
+		}
+		if c := float64(l.Cost(w)); c > allowed {
+			t.Errorf("%s=%s costs %.3g, more than the %.3g allowed", pe.Param, pe.Fit, c, allowed)
+		}
+		return pe
+	}
+	pe := stopped(l)
+	best := math.Floor(math.Sqrt(allowed / 60)) // 474
+	if n, _ := strconv.ParseFloat(pe.Fit, 64); pe.Param != "n" || n < 0.85*best {
+		t.Errorf("suggested %s=%s, want n close to %v", pe.Param, pe.Fit, best)
+	}
+
+	l.Check = func(v param.Values) error {
+		if v.Int("n") < 600 {
+			return &param.Error{Param: "n", Msg: "n must be at least 600"}
+		}
+		return nil
+	}
+	if pe := stopped(l); pe.Param == "n" {
+		t.Errorf("suggested n=%s, which the rules refuse", pe.Fit)
+	}
+
+	var pe0 *param.Error
+	if err := l.Stopped(v, 0, "stopped 0% of the way"); !errors.As(err, &pe0) || pe0.Fit != "" ||
+		pe0.Msg != "stopped 0% of the way; lower n, rate or duration" {
+		t.Errorf("Stopped with no share done = %#v, want the parameters without a value", pe0)
+	}
+}

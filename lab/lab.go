@@ -444,6 +444,29 @@ func (l *Lab) CheckBudget(v param.Values, budget int64) error {
 	return l.refuse(v, names, load, max(float64(work)/float64(max(budget, 1)), float64(memory)/MaxRunMemory), msg+"; ")
 }
 
+// Stopped returns the error of scenario v, admitted but stopped by the hub's CPU safety net
+// after share (0 to 1) of its work, msg saying so: like a refusal, it names the first cost
+// parameter that, lowered alone, brings v's estimated work ([Lab.Cost]) to nine tenths of
+// share of its own — what the CPU limit let it compute, with a margin — its memory within
+// MaxRunMemory and the lab's rules kept, with the value that does; or, without an estimate
+// to scale, the cost parameters to lower. So a safety-net stop says the same kind of thing,
+// checked the same way, as a refusal before the run.
+func (l *Lab) Stopped(v param.Values, share float64, msg string) error {
+	msg += "; "
+	if l.Cost == nil || share <= 0 || share >= 1 {
+		return l.refuse(v, l.CostParams, nil, 0, msg)
+	}
+	allowed := 0.9 * share * float64(max(l.Cost(v), 1))
+	load := func(w param.Values) float64 {
+		r := 0.0
+		if l.Memory != nil {
+			r = float64(l.Memory(w)) / MaxRunMemory
+		}
+		return max(r, float64(l.Cost(w))/allowed)
+	}
+	return l.refuse(v, l.CostParams, load, 1/(0.9*share), msg)
+}
+
 // megabytes formats b bytes for a refusal: in MB, or GB or TB when there are thousands of them
 // ("144 TB", not "1.44e+08 MB").
 func megabytes(b int64) string {
@@ -459,9 +482,10 @@ func megabytes(b int64) string {
 
 // refuse returns the error for scenario v, whose load c (its estimates as fractions of their
 // limits, the larger) is over 1, msg saying by how much: it names the first of names that,
-// lowered alone, brings the load to 1 or under, with the value that does, or all of them.
-// Parameters the scenario moved from their defaults come first (a viewer who moved the
-// duration to a week is told what duration fits), then the others, each in the lab's order.
+// lowered alone, brings the load to 1 or under, with the value that does, or (always, without
+// a load) all of them. Parameters the scenario moved from their defaults come first (a viewer
+// who moved the duration to a week is told what duration fits), then the others, each in the
+// lab's order.
 func (l *Lab) refuse(v param.Values, names []string, load func(param.Values) float64, c float64, msg string) error {
 	def := l.Params.Defaults()
 	moved := func(name string) bool {
@@ -479,6 +503,9 @@ func (l *Lab) refuse(v param.Values, names []string, load func(param.Values) flo
 		return 0
 	})
 	for i, name := range names {
+		if load == nil {
+			break
+		}
 		if fit, less, ok := l.fit(v, name, load, c); ok {
 			others := slices.Delete(slices.Clone(names), i, i+1)
 			msg += fmt.Sprintf("lower %s to %s", name, fit)
