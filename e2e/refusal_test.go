@@ -1,8 +1,11 @@
 package e2e
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/resilience-playground/playground/lab/labtest"
 )
 
 // TestRefusalOffersFit: a scenario refused for the work it needs shows, beside the control the
@@ -42,5 +45,98 @@ func TestRefusalOffersFit(t *testing.T) {
 	}
 	if n := eval[int](t, ctx, `document.querySelectorAll("#controls button.fit, #controls .invalid").length`); n != 0 {
 		t.Errorf("%d offers or invalid controls left after the run was admitted", n)
+	}
+}
+
+// TestRefusalPageTells: what the page says around a refusal is what happens. On a server with
+// a small budget, /ratelimit?duration=1m runs and 5m is refused with a duration that fits: the
+// refused value leaves no history entry behind and the note over the picture says it was
+// refused (not invalid); the offer names the duration as the message and the control's box
+// write it ("Set Duration to 1m12s", not "1.2 min"); a press of the pointer on it takes (the
+// control's help, shown as the focus enters it, used to push the offer from under the
+// pointer); it leaves the keyboard at the box, showing the value; and Back from there goes to
+// 1m, not to a copy of it.
+func TestRefusalPageTells(t *testing.T) {
+	srv := mustOpenServerConfig(t, serverConfig{budget: 2e6})
+	ctx := MustOpenTab(t)
+	hookTab(t, ctx)
+	openLab(t, ctx, srv.URL+"/ratelimit?duration=1m")
+	if eval[bool](t, ctx, `window.__e2e.lastError === window.__e2e.lastSent`) {
+		t.Fatal("/ratelimit?duration=1m was refused on a budget of 2e6 work units; the test needs it run")
+	}
+	at := eval[int](t, ctx, `navigation.currentEntry.index`)
+	prev := lastSent(t, ctx)
+	typeValue(t, ctx, textSel("duration"), "5m")
+	if !waitSettled(t, ctx, prev) {
+		t.Fatal("duration=5m ran on a budget of 2e6 work units; the test needs it refused")
+	}
+	waitFor(t, ctx, fmt.Sprintf(`navigation.currentEntry.index === %d && location.search === "?duration=1m"`, at))
+	if note := eval[string](t, ctx, `document.getElementById("stale").textContent`); !strings.Contains(note, "— refused Duration") {
+		t.Errorf("the note over the picture says %q, want it to say the new duration was refused", note)
+	}
+
+	offer := eval[map[string]string](t, ctx, `(() => {
+		const b = document.querySelector("#controls button.fit");
+		if (!b) return {};
+		const name = b.closest(".control").dataset.param;
+		return { param: name, value: b.dataset.value, text: b.textContent, label: window.__playground.state.params.get(name).label };
+	})()`)
+	if offer["param"] != "duration" {
+		t.Fatalf("offer %v, want one for duration", offer)
+	}
+	if want := "Set " + offer["label"] + " to " + offer["value"]; offer["text"] != want {
+		t.Errorf("the button says %q, want %q: the value as the message and the box write it", offer["text"], want)
+	}
+	prev = lastSent(t, ctx)
+	click(t, ctx, "#controls button.fit")
+	if waitSettled(t, ctx, prev) {
+		t.Fatalf("duration=%s was refused", offer["value"])
+	}
+	focus := eval[map[string]string](t, ctx, `(() => { const a = document.activeElement;
+		return { tag: a.tagName, name: a.name || "", value: a.value || "" }; })()`)
+	if focus["name"] != "duration" || focus["value"] != offer["value"] {
+		t.Errorf("after pressing the offer, the keyboard is at %v, want the duration box showing %s", focus, offer["value"])
+	}
+	if i := eval[int](t, ctx, `navigation.currentEntry.index`); i != at+1 {
+		t.Errorf("the offer's scenario is history entry %d, want %d: the refused one left an entry", i, at+1)
+	}
+	evalVoid(t, ctx, `history.back()`)
+	waitFor(t, ctx, fmt.Sprintf(`navigation.currentEntry.index === %d`, at))
+	if s := eval[string](t, ctx, `location.search`); s != "?duration=1m" {
+		t.Errorf("Back went to %q, want ?duration=1m", s)
+	}
+}
+
+// TestStoppedRunIsMarkedPartial: a run stopped partway (as the CPU limit stops one) leaves
+// its numbers on show, and the page says they are partial — "Stopped", not "Not run", and
+// the picture marked — until a run of the scenario finishes. A gated lab stops where it is
+// told, so the test does not depend on the machine's speed.
+func TestStoppedRunIsMarkedPartial(t *testing.T) {
+	g := labtest.NewGated("stops", false)
+	g.Lab.Progressive = true
+	srv := mustOpenServerWith(t, g.Lab)
+	ctx := MustOpenTab(t)
+	hookTab(t, ctx)
+	openLab(t, ctx, srv.URL+"/stops?steps=3&picture=1&stop=2")
+	if !eval[bool](t, ctx, `window.__e2e.lastError === window.__e2e.lastSent`) {
+		t.Fatal("the run was not stopped")
+	}
+	const look = `(() => ({ status: document.getElementById("status").textContent,
+		note: document.getElementById("stale").hidden ? "" : document.getElementById("stale").textContent,
+		marked: String(document.getElementById("lab").classList.contains("stale")),
+		progress: document.getElementById("progress").getAttribute("aria-valuetext") }))()`
+	got := eval[map[string]string](t, ctx, look)
+	if !strings.HasPrefix(got["status"], "Stopped: this run was stopped after 2 of its 3 updates") ||
+		!strings.HasPrefix(got["note"], "Partial numbers") || got["marked"] != "true" || got["progress"] != "stopped" {
+		t.Errorf("after a stop the page shows %v, want the status to say Stopped, the picture marked partial and the progress stopped", got)
+	}
+	prev := lastSent(t, ctx)
+	typeValue(t, ctx, textSel("stop"), "0")
+	if waitSettled(t, ctx, prev) {
+		t.Fatal("the run with stop=0 failed")
+	}
+	got = eval[map[string]string](t, ctx, look)
+	if !strings.HasPrefix(got["status"], "Done") || got["note"] != "" || got["marked"] != "false" {
+		t.Errorf("once a run finished the page shows %v, want Done and no mark", got)
 	}
 }

@@ -260,7 +260,11 @@ func tooLong(l *lab.Lab, v param.Values, p *lab.Progress, limit time.Duration) e
 	if p != nil && p.Total > 0 {
 		frac = float64(p.Done) / float64(p.Total)
 	}
-	return l.Stopped(v, frac, fmt.Sprintf("this scenario needed more than %v of computing and was stopped %d%% of the way", limit, int(100*frac)))
+	way := fmt.Sprintf("%d%%", int(100*frac))
+	if frac < 0.01 {
+		way = "less than 1%"
+	}
+	return l.Stopped(v, frac, fmt.Sprintf("this scenario needed more than %v of computing and was stopped %s of the way", limit, way))
 }
 
 // ErrPanic is wrapped by the error of a run whose lab panicked. The panic ends that run only,

@@ -212,3 +212,20 @@ func TestStopped(t *testing.T) {
 		t.Errorf("Stopped with no share done = %#v, want the parameters without a value", pe0)
 	}
 }
+
+// TestCheckBudgetLeastLeftOut: a refusal does not tell the viewer to lower a parameter already
+// at its least ("or lower n" where n is 1), unless none other is left to name.
+func TestCheckBudgetLeastLeftOut(t *testing.T) {
+	estimates := 0
+	l := budgetLab(&estimates)
+	v, _ := l.Params.ParseQuery("n=1&rate=100&duration=1m")
+	var pe *param.Error
+	if err := l.CheckBudget(v, 1000); !errors.As(err, &pe) || !strings.HasSuffix(pe.Msg, "lower rate to 16.65 or less (or lower duration)") {
+		t.Errorf("CheckBudget = %v, want rate suggested and only duration besides", err)
+	}
+	l.Cost = func(param.Values) int64 { return 1e9 } // nothing fits
+	v, _ = l.Params.ParseQuery("n=1&rate=0.1&duration=1s") // every parameter at its least
+	if err := l.CheckBudget(v, 1000); !errors.As(err, &pe) || !strings.HasSuffix(pe.Msg, "; lower n, rate or duration") {
+		t.Errorf("CheckBudget = %v, want every parameter named when all are at their least", err)
+	}
+}

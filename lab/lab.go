@@ -483,7 +483,7 @@ func megabytes(b int64) string {
 // refuse returns the error for scenario v, whose load c (its estimates as fractions of their
 // limits, the larger) is over 1, msg saying by how much: it names the first of names that,
 // lowered alone, brings the load to 1 or under, with the value that does, or (always, without
-// a load) all of them. Parameters the scenario moved from their defaults come first (a viewer
+// a load) all of them; those already at their least are left out while any other remains. Parameters the scenario moved from their defaults come first (a viewer
 // who moved the duration to a week is told what duration fits), then the others, each in the
 // lab's order.
 func (l *Lab) refuse(v param.Values, names []string, load func(param.Values) float64, c float64, msg string) error {
@@ -493,6 +493,9 @@ func (l *Lab) refuse(v param.Values, names []string, load func(param.Values) flo
 		return ok && v.Format(name) != def.Format(name)
 	}
 	names = slices.Clone(names)
+	if can := slices.DeleteFunc(slices.Clone(names), func(n string) bool { return !l.lowerable(v, n) }); len(can) > 0 {
+		names = can // not "or lower clients" where clients is at its minimum
+	}
 	slices.SortStableFunc(names, func(a, b string) int {
 		switch ma, mb := moved(a), moved(b); {
 		case ma && !mb:
@@ -523,6 +526,28 @@ func (l *Lab) refuse(v param.Values, names []string, load func(param.Values) flo
 		name = names[0]
 	}
 	return &param.Error{Param: name, Msg: msg + "lower " + orList(names)}
+}
+
+// lowerable reports whether parameter name of v can be lowered: a number above its minimum, a
+// list of more than one choice, a sweep that is on; a parameter of any other kind can be.
+func (l *Lab) lowerable(v param.Values, name string) bool {
+	sp, ok := l.Params.Lookup(name)
+	if !ok {
+		return false
+	}
+	switch sp.Kind {
+	case param.Int:
+		return float64(v.Int(name)) > sp.Min
+	case param.Float:
+		return v.Float(name) > sp.Min
+	case param.Duration:
+		return float64(v.Duration(name))/1e6 > sp.Min
+	case param.EnumList:
+		return len(v.List(name)) > 1
+	case param.IntRange:
+		return !v.Range(name).Off
+	}
+	return true
 }
 
 // fit returns a value of numeric parameter name, below its value in v, with which the load of

@@ -18,12 +18,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -94,13 +96,41 @@ type names []string
 func (o *names) String() string     { return strings.Join(*o, ",") }
 func (o *names) Set(v string) error { *o = append(*o, v); return nil }
 
+// workUnits is the -budget flag's value: work units, written as a whole number or as the
+// server's messages write them ("2e+08", "2e6").
+type workUnits int64
+
+func (w *workUnits) String() string { return strconv.FormatInt(int64(*w), 10) }
+
+func (w *workUnits) Set(s string) error {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		x, ferr := strconv.ParseFloat(s, 64)
+		if n = int64(x); ferr != nil || x != math.Trunc(x) || x > 1e18 {
+			n = -1
+		}
+	}
+	if n < 0 {
+		return errors.New("want a whole number of work units from 0 to 1e18, such as 200000000 or 2e8")
+	}
+	*w = workUnits(n)
+	return nil
+}
+
+// budgetFlag defines -budget on fs, api.DefaultBudget by default.
+func budgetFlag(fs *flag.FlagSet) *workUnits {
+	w := workUnits(api.DefaultBudget)
+	fs.Var(&w, "budget", "most work units per run, as its lab estimates them, such as 2e8 (0: no limit on work)")
+	return &w
+}
+
 func serve(args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "localhost:8080", "address to listen on")
 	maxRuns := fs.Int("max-runs", 4*runtime.NumCPU(), "runs at once (their computing shares the CPUs fairly)")
 	share := fs.Int("share", 0, "runs one client (remote address) may hold whatever others do; beyond it, it takes a slot only while this many stay free for others (default max-runs/4; -1: off)")
-	budget := fs.Int64("budget", api.DefaultBudget, "most work units per run, as its lab estimates them (0: no limit on work)")
+	budget := budgetFlag(fs)
 	maxRunCPU := fs.Duration("max-run-cpu", 0, "most computing time per run before it is stopped: the safety net under the estimates (default three times what -budget takes, 1m0s at the default budget)")
 	drain := fs.Duration("drain", 20*time.Second, "on SIGTERM, how long runs in flight may finish")
 	warm := fs.Bool("warm-previews", true, "draw the front page's previews of every lab's default scenario at start-up")
@@ -143,10 +173,10 @@ func serve(args []string, stderr io.Writer) int {
 		debug.SetMemoryLimit(memoryLimit(*maxRuns))
 	}
 	if *maxRunCPU == 0 {
-		*maxRunCPU = api.MaxRunCPUFor(*budget)
+		*maxRunCPU = api.MaxRunCPUFor(int64(*budget))
 	}
 	metrics := api.NewMetrics(prometheus.NewRegistry())
-	h := hub.New(hub.Config{MaxRuns: *maxRuns, Share: *share, Budget: *budget, MaxRunCPU: *maxRunCPU, CacheSize: 512, Observe: metrics.ObserveRun})
+	h := hub.New(hub.Config{MaxRuns: *maxRuns, Share: *share, Budget: int64(*budget), MaxRunCPU: *maxRunCPU, CacheSize: 512, Observe: metrics.ObserveRun})
 	srv := api.New(api.Config{Labs: registry(), Hub: h, Log: log, AllowedHosts: hosts, AllowedOrigins: allow, Metrics: metrics, Rooms: rooms})
 	hs := &http.Server{
 		Handler:           srv,
@@ -220,7 +250,7 @@ func runURL(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	format := fs.String("format", "json", "output format: json or csv")
-	budget := fs.Int64("budget", api.DefaultBudget, "most work units per run, as its lab estimates them (0: no limit on work)")
+	budget := budgetFlag(fs)
 	quiet := fs.Bool("q", false, "no progress on standard error")
 	always := fs.Bool("progress", false, "progress on standard error even when it is not a terminal")
 	if err := fs.Parse(args); err != nil {
@@ -250,7 +280,7 @@ func runURL(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	res, err := api.RunURL(ctx, registry(), fs.Arg(0), *budget, progress)
+	res, err := api.RunURL(ctx, registry(), fs.Arg(0), int64(*budget), progress)
 	if show {
 		fmt.Fprint(stderr, "\r\033[K")
 	}

@@ -71,6 +71,9 @@ func TestRunErrors(t *testing.T) {
 		{[]string{"run", "/backoff?clients=abc"}, 2, "clients must be a whole number"},
 		{[]string{"run", "/backoff?bogus=1"}, 2, `unknown parameter "bogus"`},
 		{[]string{"run", "/backoff?clients=1000&trials=1000"}, 2, "lower trials"},
+		{[]string{"run", "-budget", "2e6", "/backoff"}, 2, "more than the 2e+06 one run may use; lower trials to "}, // as the messages write it
+		{[]string{"run", "-budget", "1.5", "/backoff"}, 2, "want a whole number of work units"},
+		{[]string{"run", "-budget", "-1", "/backoff"}, 2, "want a whole number of work units"},
 		{[]string{"run", "/nosuchlab"}, 2, "no lab at"},
 		{[]string{"run"}, 2, "give exactly one URL"},
 		{[]string{"run", "-format", "xml", "/backoff"}, 2, "-format must be json or csv"},

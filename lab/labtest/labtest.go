@@ -26,6 +26,8 @@ import (
 //	picture when positive, updates from this one on report a refinement (Update.Refine): the
 //	       results so far form a complete picture (for a lab made Progressive)
 //	panic  "cost" or "run" make the lab panic there, for testing recovery
+//	stop   when positive, the run ends with an error after that many updates, as one the
+//	       hub's CPU limit stops partway does
 var Params = param.Set{
 	{Name: "n", Label: "n", Kind: param.Int, Default: "1", Min: 0, Max: 1e9, Step: 1, Help: "Value of every point."},
 	{Name: "steps", Label: "Steps", Kind: param.Int, Default: "3", Min: 1, Max: 1000, Step: 1, Help: "Updates per run."},
@@ -34,6 +36,7 @@ var Params = param.Set{
 	{Name: "linger", Label: "Linger", Kind: param.Duration, Default: "0s", Min: 0, Max: 60000, Step: 1, Unit: "ms", Help: "Wall time a cancelled run takes to stop."},
 	{Name: "picture", Label: "Picture", Kind: param.Int, Default: "0", Min: 0, Max: 1000, Step: 1, Help: "First update that is a complete picture."},
 	{Name: "panic", Label: "Panic", Kind: param.Enum, Default: "none", Options: []string{"none", "cost", "run"}, OptionLabels: []string{"None", "In Cost", "In Run"}, Help: "Where to panic."},
+	{Name: "stop", Label: "Stop", Kind: param.Int, Default: "0", Min: 0, Max: 1000, Step: 1, Help: "Updates after which the run is stopped with an error (0: never)."},
 }
 
 // Gated is a lab whose runs advance one update per step of a gate the test controls, one gate
@@ -108,6 +111,9 @@ func (g *Gated) run(ctx context.Context, v param.Values, emit func(lab.Update)) 
 			u.Refine = &lab.Refinement{Done: i + 1, Total: steps, Unit: "steps"}
 		}
 		emit(u)
+		if k := v.Int("stop"); k > 0 && i+1 >= k {
+			return &param.Error{Param: "steps", Msg: fmt.Sprintf("this run was stopped after %d of its %d updates, as asked", i+1, steps)}
+		}
 		if v.Bool("hold") {
 			<-ctx.Done()
 			return ctx.Err()

@@ -113,9 +113,11 @@ export function wireControls(state, form) {
     if (urlBox && !state.urlErrors.length) urlBox.replaceChildren();
   }
   // offerFit offers, beside a control whose error is a refusal with a value that is admitted,
-  // a button that sets it: "Set Clients to 51". It goes when the error does.
+  // a button that sets it, the value written as the message and the control's box write it:
+  // "Set Duration to 2m50s". It goes when the error does, and a follower of a room, who does not
+  // drive, is offered nothing. Pressing it leaves the keyboard at the control's box.
   function offerFit(ctl, p, msg) {
-    const fit = state.fit && state.fit.param === p.name && state.fit.error === msg && msg ? state.fit.value : null;
+    const fit = !state.view.following && state.fit && state.fit.param === p.name && state.fit.error === msg && msg ? state.fit.value : null;
     let b = ctl.querySelector("button.fit");
     if (!fit) {
       if (b) b.remove();
@@ -125,11 +127,15 @@ export function wireControls(state, form) {
       b = document.createElement("button");
       b.type = "button";
       b.className = "fit";
-      b.addEventListener("click", () => user(p.name, b.dataset.value, true));
+      b.addEventListener("click", () => {
+        user(p.name, b.dataset.value, true);
+        const box = ctl.querySelector(`input.value[name="${p.name}"]`);
+        if (box && !box.closest("[hidden]")) box.focus();
+      });
       ctl.querySelector("p.error").after(b);
     }
     b.dataset.value = fit;
-    b.textContent = `Set ${p.label} to ${paramValue(p, fit)}`;
+    b.textContent = `Set ${p.label} to ${fit}`;
   }
 
   state.on("values", render);

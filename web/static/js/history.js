@@ -11,11 +11,20 @@ import { encode, decode } from "./params.js";
 // DRAG_WRITE is the least time, in ms, between two writes of the address during a gesture.
 const DRAG_WRITE = 250;
 
+// ownBacks counts the history.back() calls of the page's own (a refused entry taken back) whose
+// popstate has not come: that popstate is no person's Back, for any scenario of the page (the
+// compare view wires two).
+let ownBacks = 0;
+
 export function wireHistory(state, opts = {}) {
   const spec = state.spec;
   const address = opts.address || ((q) => location.pathname + (q ? "?" + q : ""));
   const query = opts.query || (() => location.search.slice(1));
   let gesture = false; // a gesture's entry is open: moves replace it
+  let fresh = false; // the current entry was pushed by a gesture of which the server ran nothing yet
+  // A refused fresh entry is taken back with history.back(), which the browser does later:
+  // until its popstate, writes wait (the newest, a push if any was one) in queued.
+  let backing = false, queued = null;
   let accepted = query(); // the query of the newest scenario the server ran
 
   const urlOf = (values) => address(encode(spec, values));
@@ -25,6 +34,10 @@ export function wireHistory(state, opts = {}) {
   const write = (url, push) => {
     clearTimeout(pending);
     pending = 0;
+    if (backing) {
+      queued = { url, push: push || !!(queued && queued.push) };
+      return;
+    }
     if (url === here()) return;
     if (push) history.pushState(null, "", url + location.hash);
     else history.replaceState(null, "", url + location.hash);
@@ -49,7 +62,19 @@ export function wireHistory(state, opts = {}) {
   state.on("values", ({ source, ok, commit }) => {
     if (source === "follow") return;
     if (source === "server-error") {
-      write(address(accepted), false);
+      // A gesture refused before the server ran any of it leaves no entry behind: Back goes
+      // where it went before the gesture, not to a copy of the address.
+      if (fresh) {
+        fresh = false;
+        if (!backing) {
+          backing = true;
+          ownBacks++;
+          history.back();
+        }
+        clearTimeout(pending);
+        pending = 0;
+        queued = null; // the refused gesture's writes, still waiting, are dropped
+      } else write(address(accepted), false);
       gesture = false;
       return;
     }
@@ -63,6 +88,7 @@ export function wireHistory(state, opts = {}) {
         write(url, true);
         written = performance.now();
         gesture = true;
+        fresh = true;
       } else if (gesture && !commit) follow(url);
       else if (gesture) write(url, false);
       if (commit) gesture = false;
@@ -76,12 +102,27 @@ export function wireHistory(state, opts = {}) {
     // The server names the lab's path; a page at another one (a room's /join/CODE) keeps it.
     const q = url.indexOf("?");
     accepted = q >= 0 ? url.slice(q + 1) : "";
+    fresh = false;
     url = address(accepted);
     if (pending) return flush(); // a drag's newest address, before the server's spelling of it
+    if (backing) return write(url, false);
     if (url !== here() && decodeURIComponent(url) !== decodeURIComponent(here())) history.replaceState(null, "", url + location.hash);
     state.emit("address", {});
   });
-  addEventListener("popstate", () => {
+  addEventListener("popstate", (e) => {
+    if (e.ours === undefined) {
+      e.ours = ownBacks > 0;
+      if (e.ours) ownBacks--;
+    }
+    if (e.ours) { // a refused entry taken back: the scenarios stay as they are
+      if (!backing) return;
+      backing = false;
+      const q = queued;
+      queued = null;
+      if (q) write(q.url, q.push);
+      state.emit("address", {});
+      return;
+    }
     clearTimeout(pending);
     pending = 0;
     gesture = false;

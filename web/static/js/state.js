@@ -27,6 +27,7 @@ export class State extends EventTarget {
       startedId: -1, // the newest run the server started
       shown: null, // {id, params, url}: the run whose numbers are drawn
       picture: null, // params of the newest run that drew a complete picture
+      stopped: false, // the error is of a run that started (stopped partway), not a refusal
       progress: null, refine: null, message: "", t0: 0, ms: 0,
     };
   }
@@ -70,7 +71,8 @@ export class State extends EventTarget {
     this.emit("reveal", { revealed: this.view.revealed });
   }
 
-  // serverError shows an error the server reported for the scenario asked for: at every
+  // serverError shows an error the server reported for the scenario asked for — a refusal
+  // before its run, or the end of a run stopped partway (its numbers on show are partial): at every
   // parameter it names ("params", all those a rule across parameters spans, else "param")
   // and, when the person moved another one, there too. A refusal's value that is admitted
   // ("fit") is kept with its message, for the control to offer while that message shows.
@@ -82,6 +84,7 @@ export class State extends EventTarget {
     this.errors = errs;
     this.fit = msg.fit && this.params.has(msg.param) ? { param: msg.param, value: msg.fit, error: msg.error } : null;
     this.run.phase = "error";
+    this.run.stopped = msg.id === this.run.startedId; // its run had started: a stop, not a refusal
     this.run.message = msg.error;
     this.emit("values", { source: "server-error", ok: false });
     this.emit("run", {});
@@ -102,6 +105,7 @@ export class State extends EventTarget {
     run.startedId = m.id;
     run.shown = { id: m.id, params: m.params, url: m.url };
     run.phase = "running";
+    run.stopped = false;
     run.progress = null;
     run.refine = null;
     run.t0 = performance.now();

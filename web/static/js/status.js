@@ -28,7 +28,7 @@ export function wireStatus(state) {
     if (errs.length && run.phase !== "error") {
       text = `Not run: fix ${errs.map((n) => state.params.get(n).label).join(", ")}.`;
     } else if (run.phase === "error") {
-      text = "Not run: " + run.message;
+      text = (run.stopped ? "Stopped: " : "Not run: ") + run.message;
     } else if (run.phase === "connecting") {
       text = "Connecting…";
     } else if (run.phase === "idle") {
@@ -52,17 +52,29 @@ export function wireStatus(state) {
     const milestone = run.phase === "done" || run.phase === "error" || errs.length || run.phase === "lost" || run.phase === "idle";
     if (announceEl && milestone && announceEl.textContent !== text) announceEl.textContent = text;
     progressEl.value = frac;
-    progressEl.setAttribute("aria-valuetext", run.phase === "done" ? "final" : refine ? `${refine.done} of ${refine.total} ${refine.unit}` : `${Math.round(100 * frac)}%`);
+    let valueText = `${Math.round(100 * frac)}%`;
+    if (run.phase === "done") valueText = "final";
+    else if (run.phase === "error") valueText = run.stopped ? "stopped" : "not run";
+    else if (refine) valueText = `${amount(refine.done, refine.unit, true)} of ${amount(refine.total, refine.unit)}`;
+    progressEl.setAttribute("aria-valuetext", valueText);
 
-    // Stale: the picture is of other values than those asked for.
+    // Stale: the picture is of other values than those asked for, or of a run of these values
+    // stopped partway (its numbers are partial).
     const picture = run.picture;
     const vals = picture ? pictureValues(state, picture) : state.scenario; // the values of the numbers shown
-    const stale = !!(diff && picture);
+    const partial = !!(picture && !diff && run.phase === "error" && run.stopped);
+    const stale = !!(diff && picture) || partial;
     root.classList.toggle("stale", stale);
-    if (stale) {
+    if (partial) {
+      const text = "Partial numbers: the run of these values was stopped before it finished";
+      if (staleEl.textContent !== text) staleEl.textContent = text;
+    } else if (stale) {
       const shown = diff.map((n) => state.label(n, vals)).join(", ");
       const want = diff.map((n) => state.label(n, state.scenario)).join(", ");
-      const busy = errs.length ? "not run (invalid value)" : run.phase === "error" ? "refused" : "computing";
+      // A server's error is a refusal (or a stop); the page's own, a value it cannot send.
+      let busy = "computing";
+      if (run.phase === "error") busy = run.stopped ? "stopped" : "refused";
+      else if (errs.length) busy = "not run (invalid value)";
       const text = `Showing ${shown} — ${busy} ${want}`;
       if (staleEl.textContent !== text) staleEl.textContent = text;
     } else if (staleEl.textContent) staleEl.textContent = "";
