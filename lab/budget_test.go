@@ -223,7 +223,7 @@ func TestCheckBudgetLeastLeftOut(t *testing.T) {
 	if err := l.CheckBudget(v, 1000); !errors.As(err, &pe) || !strings.HasSuffix(pe.Msg, "lower rate to 16.65 or less (or lower duration)") {
 		t.Errorf("CheckBudget = %v, want rate suggested and only duration besides", err)
 	}
-	l.Cost = func(param.Values) int64 { return 1e9 } // nothing fits
+	l.Cost = func(param.Values) int64 { return 1e9 }       // nothing fits
 	v, _ = l.Params.ParseQuery("n=1&rate=0.1&duration=1s") // every parameter at its least
 	if err := l.CheckBudget(v, 1000); !errors.As(err, &pe) || !strings.HasSuffix(pe.Msg, "; lower n, rate or duration") {
 		t.Errorf("CheckBudget = %v, want every parameter named when all are at their least", err)
