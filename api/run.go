@@ -42,6 +42,10 @@ const (
 // DefaultBudget). A budget of 0 (no limit on work) has no limit on CPU either.
 func MaxRunCPUFor(budget int64) time.Duration { return time.Duration(3*budget) * unitCPU }
 
+// BudgetFor is the work budget a CPU safety net of cpu is for: the inverse of MaxRunCPUFor, so
+// that no run the budget admits comes near the net. A net of 0 (none) has no limit on work.
+func BudgetFor(cpu time.Duration) int64 { return int64(cpu / (3 * unitCPU)) }
+
 // Resolve finds the lab and scenario a URL names: a page URL (/backoff?...), an API URL
 // (/api/v1/backoff?...) or either with scheme and host. Errors are *param.Error or errNotFound.
 func Resolve(labs *lab.Registry, raw string) (*lab.Lab, param.Values, error) {

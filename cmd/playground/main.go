@@ -117,6 +117,27 @@ func (w *workUnits) Set(s string) error {
 	return nil
 }
 
+// runLimits returns the work budget and the CPU safety net serve runs with, from its flags: the
+// net derived from the budget when only the budget is given (or neither), the budget from the
+// net when only the net is, so that the net stays three times above what the budget admits
+// (api.MaxRunCPUFor) and a scenario too heavy for the net is refused before it runs, with a
+// value that fits, rather than stopped partway. Both given with the net under that, it says
+// so in warning: runs the budget admits may then be stopped.
+func runLimits(fs *flag.FlagSet, budget workUnits, cpu time.Duration) (workUnits, time.Duration, string) {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	switch {
+	case !given["max-run-cpu"] || cpu == 0:
+		return budget, api.MaxRunCPUFor(int64(budget)), ""
+	case !given["budget"]:
+		return workUnits(api.BudgetFor(cpu)), cpu, ""
+	case budget > 0 && cpu < api.MaxRunCPUFor(int64(budget)):
+		return budget, cpu, fmt.Sprintf("-max-run-cpu %v is under three times what -budget %.3g admits (%v): runs the budget admits may be stopped partway; -budget %.3g suits it",
+			cpu, float64(budget), api.MaxRunCPUFor(int64(budget)), float64(api.BudgetFor(cpu)))
+	}
+	return budget, cpu, ""
+}
+
 // budgetFlag defines -budget on fs, api.DefaultBudget by default.
 func budgetFlag(fs *flag.FlagSet) *workUnits {
 	w := workUnits(api.DefaultBudget)
@@ -131,7 +152,7 @@ func serve(args []string, stderr io.Writer) int {
 	maxRuns := fs.Int("max-runs", 4*runtime.NumCPU(), "runs at once (their computing shares the CPUs fairly)")
 	share := fs.Int("share", 0, "runs one client (remote address) may hold whatever others do; beyond it, it takes a slot only while this many stay free for others (default max-runs/4; -1: off)")
 	budget := budgetFlag(fs)
-	maxRunCPU := fs.Duration("max-run-cpu", 0, "most computing time per run before it is stopped: the safety net under the estimates (default three times what -budget takes, 1m0s at the default budget)")
+	maxRunCPU := fs.Duration("max-run-cpu", 0, "most computing time per run before it is stopped: the safety net under the estimates (default three times what -budget takes, 1m0s at the default budget; given without -budget, it sets the budget to what it is three times of)")
 	drain := fs.Duration("drain", 20*time.Second, "on SIGTERM, how long runs in flight may finish")
 	warm := fs.Bool("warm-previews", true, "draw the front page's previews of every lab's default scenario at start-up")
 	// The default is not $REDIS_URL itself: -h prints defaults, and the URL may hold a password.
@@ -172,8 +193,10 @@ func serve(args []string, stderr io.Writer) int {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(memoryLimit(*maxRuns))
 	}
-	if *maxRunCPU == 0 {
-		*maxRunCPU = api.MaxRunCPUFor(int64(*budget))
+	var warning string
+	*budget, *maxRunCPU, warning = runLimits(fs, *budget, *maxRunCPU)
+	if warning != "" {
+		log.Warn(warning)
 	}
 	metrics := api.NewMetrics(prometheus.NewRegistry())
 	h := hub.New(hub.Config{MaxRuns: *maxRuns, Share: *share, Budget: int64(*budget), MaxRunCPU: *maxRunCPU, CacheSize: 512, Observe: metrics.ObserveRun})
