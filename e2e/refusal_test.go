@@ -126,7 +126,7 @@ func TestStoppedRunIsMarkedPartial(t *testing.T) {
 		marked: String(document.getElementById("lab").classList.contains("stale")),
 		progress: document.getElementById("progress").getAttribute("aria-valuetext") }))()`
 	got := eval[map[string]string](t, ctx, look)
-	if !strings.HasPrefix(got["status"], "Stopped: this run was stopped after 2 of its 3 updates") ||
+	if !strings.HasPrefix(got["status"], "Stopped: this run was stopped after 2 of its 3 updates, as asked") ||
 		!strings.HasPrefix(got["note"], "Partial numbers") || got["marked"] != "true" || got["progress"] != "stopped" {
 		t.Errorf("after a stop the page shows %v, want the status to say Stopped, the picture marked partial and the progress stopped", got)
 	}

@@ -27,7 +27,7 @@ import (
 //	       results so far form a complete picture (for a lab made Progressive)
 //	panic  "cost" or "run" make the lab panic there, for testing recovery
 //	stop   when positive, the run ends with an error after that many updates, as one the
-//	       hub's CPU limit stops partway does
+//	       hub's CPU limit stops partway does, naming stop and the value that runs (0)
 var Params = param.Set{
 	{Name: "n", Label: "n", Kind: param.Int, Default: "1", Min: 0, Max: 1e9, Step: 1, Help: "Value of every point."},
 	{Name: "steps", Label: "Steps", Kind: param.Int, Default: "3", Min: 1, Max: 1000, Step: 1, Help: "Updates per run."},
@@ -112,7 +112,7 @@ func (g *Gated) run(ctx context.Context, v param.Values, emit func(lab.Update)) 
 		}
 		emit(u)
 		if k := v.Int("stop"); k > 0 && i+1 >= k {
-			return &param.Error{Param: "steps", Msg: fmt.Sprintf("this run was stopped after %d of its %d updates, as asked", i+1, steps)}
+			return &param.Error{Param: "stop", Msg: fmt.Sprintf("this run was stopped after %d of its %d updates, as asked; set stop to 0", i+1, steps), Fit: "0"}
 		}
 		if v.Bool("hold") {
 			<-ctx.Done()
