@@ -2,8 +2,11 @@ package e2e
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/resilience-playground/playground/lab/labtest"
 )
@@ -138,5 +141,15 @@ func TestStoppedRunIsMarkedPartial(t *testing.T) {
 	got = eval[map[string]string](t, ctx, look)
 	if !strings.HasPrefix(got["status"], "Done") || got["note"] != "" || got["marked"] != "false" {
 		t.Errorf("once a run finished the page shows %v, want Done and no mark", got)
+	}
+
+	// The compare view says so too, of the side stopped.
+	a, b := url.QueryEscape("/stops?steps=3&picture=1"), url.QueryEscape("/stops?steps=3&picture=1&stop=2")
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/compare?a="+a+"&b="+b)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, `!!window.__compare && window.__compare.error !== ""`)
+	if e := eval[string](t, ctx, `window.__compare.error`); !strings.HasPrefix(e, "Scenario B, stopped partway (its numbers are partial): this run was stopped") {
+		t.Errorf("the compare view says %q, want it to say B was stopped partway", e)
 	}
 }

@@ -126,7 +126,8 @@ function update() {
   titles();
   if (bad) {
     const msg = bad.state.run.message && bad.state.run.phase === "error" ? bad.state.run.message : Object.values(bad.state.errors)[0];
-    status.textContent = `Scenario ${bad.label}: ${msg}`;
+    const stopped = bad.state.run.phase === "error" && bad.state.run.stopped; // its numbers on show are partial
+    status.textContent = stopped ? `Scenario ${bad.label}, stopped partway (its numbers are partial): ${msg}` : `Scenario ${bad.label}: ${msg}`;
     probe.error = status.textContent;
   } else {
     probe.error = "";
