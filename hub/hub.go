@@ -42,8 +42,10 @@ package hub
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"runtime/debug"
 	"sync"
@@ -71,6 +73,10 @@ type Config struct {
 	MaxRunCPU time.Duration // computing time one run may use; 0 means no limit
 	Budget    int64         // work units (lab.Lab.Cost) one run may need; 0 means no limit
 	CacheSize int           // finished results kept
+	// CacheBytes bounds the finished results kept by their size as JSON; default
+	// DefaultCacheBytes. (A 3,000-backend load-balancing result is some 0.35 MB: a bound in
+	// count alone would let 512 of them hold 180 MB.)
+	CacheBytes int64
 	// WallClock measures a run's computing in wall time instead of its threads' CPU time:
 	// for tests whose work sleeps on synctest's fake clock.
 	WallClock bool
@@ -121,8 +127,11 @@ func New(cfg Config) *Hub {
 		held: map[string]int{},
 		runs: map[string]*run{},
 	}
+	if cfg.CacheBytes <= 0 {
+		cfg.CacheBytes = DefaultCacheBytes
+	}
 	if cfg.CacheSize > 0 {
-		h.results = lab.NewCache[lab.Update](cfg.CacheSize)
+		h.results = lab.NewWeighedCache(cfg.CacheSize, cfg.CacheBytes, jsonSize)
 	}
 	h.idle = sync.NewCond(&h.mu)
 	return h
@@ -289,6 +298,20 @@ func (h *Hub) store(key string, state lab.Update) {
 	}
 	state.Progress = nil
 	h.results.Put(key, state)
+}
+
+// DefaultCacheBytes is the default bound on the finished results a hub keeps, by their size as
+// JSON: within the 64 MiB `playground serve` allows beside its runs' memory.
+const DefaultCacheBytes = 24 << 20
+
+// jsonSize is the weight of a result in the hub's cache: its size as JSON, which is what it
+// costs to keep within about two times.
+func jsonSize(u lab.Update) int64 {
+	b, err := json.Marshal(u)
+	if err != nil {
+		return math.MaxInt64 // not kept
+	}
+	return int64(len(b))
 }
 
 // cached returns the finished result of key, if the hub keeps it.

@@ -2,6 +2,7 @@ package hub_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"sync"
@@ -101,6 +102,48 @@ func TestResultAndCache(t *testing.T) {
 			t.Errorf("cached result differs: %+v", r2)
 		}
 	})
+}
+
+// TestCacheBoundedInBytes: the finished results kept are bounded by their size as JSON, not
+// only their count: a result larger than CacheBytes is run again when asked for again, while
+// smaller ones come from the cache, and each evicts the oldest when they would not fit.
+func TestCacheBoundedInBytes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := labtest.NewGated("fake", false)
+		r := mustResult(t, MustOpenHub(t, hub.Config{}), g.Lab, "n=1&steps=5")
+		small, err := json.Marshal(lab.Update{Summary: r.Summary, Series: r.Series}) // as the hub keeps it
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Room for two results of 5 steps, not three, and none of 1,000.
+		h := MustOpenHub(t, hub.Config{CacheSize: 100, CacheBytes: int64(5 * len(small) / 2)})
+		runs0 := g.Runs()
+		ask := func(query string, want int) {
+			t.Helper()
+			mustResult(t, h, g.Lab, query)
+			if got := g.Runs() - runs0; got != want {
+				t.Errorf("after %s: %d runs, want %d", query, got, want)
+			}
+		}
+		ask("n=1&steps=5", 1)
+		ask("n=1&steps=5", 1) // cached
+		ask("n=1&steps=1000", 2)
+		ask("n=1&steps=1000", 3) // larger than the bound: not kept
+		ask("n=2&steps=5", 4)
+		ask("n=3&steps=5", 5) // evicts n=1, the oldest
+		ask("n=2&steps=5", 5)
+		ask("n=1&steps=5", 6)
+	})
+}
+
+// mustResult returns the result of query on l from h.
+func mustResult(tb testing.TB, h *hub.Hub, l *lab.Lab, query string) *lab.Result {
+	tb.Helper()
+	r, err := h.Result(context.Background(), l, values(tb, l, query))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r
 }
 
 func TestViewersShareOneRun(t *testing.T) {

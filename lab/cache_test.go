@@ -75,3 +75,35 @@ func TestMemoKey(t *testing.T) {
 		t.Errorf("MemoKey(v, n=9, hold=1, ignore pause) = %q, want %q", got, want)
 	}
 }
+
+// TestWeighedCacheBoundsWeight: a weighed cache keeps the weights of its entries under its
+// limit, evicting the least recently used, refuses a value heavier than the limit alone, and
+// counts a replaced value's weight once.
+func TestWeighedCacheBoundsWeight(t *testing.T) {
+	c := lab.NewWeighedCache(100, 10, func(s string) int64 { return int64(len(s)) })
+	c.Put("a", "aaaa")
+	c.Put("b", "bbbb")
+	c.Get("a")
+	c.Put("c", "cccc") // 12 > 10: b, the least recently used, goes
+	if _, ok := c.Get("b"); ok {
+		t.Error("b was kept; want it evicted for weight")
+	}
+	for _, k := range []string{"a", "c"} {
+		if _, ok := c.Get(k); !ok {
+			t.Errorf("%s was evicted", k)
+		}
+	}
+	c.Put("a", "a") // replaced: 1 + 4
+	c.Put("d", "ddddd")
+	if c.Len() != 3 {
+		t.Errorf("Len = %d after replacing a with a lighter value, want 3 (a, c, d: weight 10)", c.Len())
+	}
+	c.Put("e", "eeeeeeeeeee") // 11 > 10 alone: not kept, and nothing evicted for it
+	if _, ok := c.Get("e"); ok || c.Len() != 3 {
+		t.Errorf("a value over the limit alone: kept %v, Len %d; want not kept and 3 entries", ok, c.Len())
+	}
+	c.Put("a", "aaaaaaaaaaaa") // a key's heavier value replaces nothing and goes
+	if _, ok := c.Get("a"); ok {
+		t.Error("a is kept with a value over the limit")
+	}
+}
