@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -115,9 +116,7 @@ func TestRefusalPageTells(t *testing.T) {
 // the picture marked — until a run of the scenario finishes. A gated lab stops where it is
 // told, so the test does not depend on the machine's speed.
 func TestStoppedRunIsMarkedPartial(t *testing.T) {
-	g := labtest.NewGated("stops", false)
-	g.Lab.Progressive = true
-	srv := mustOpenServerWith(t, g.Lab)
+	srv := mustOpenStopsServer(t)
 	ctx := MustOpenTab(t)
 	hookTab(t, ctx)
 	openLab(t, ctx, srv.URL+"/stops?steps=3&picture=1&stop=2")
@@ -152,4 +151,13 @@ func TestStoppedRunIsMarkedPartial(t *testing.T) {
 	if e := eval[string](t, ctx, `window.__compare.error`); !strings.HasPrefix(e, "Scenario B, stopped partway (its numbers are partial): this run was stopped") {
 		t.Errorf("the compare view says %q, want it to say B was stopped partway", e)
 	}
+}
+
+// mustOpenStopsServer serves the playground's labs and "stops", a progressive gated lab that
+// does not wait for its gate: its runs end with an error after stop updates, as the CPU limit
+// stops one partway (see labtest.Params).
+func mustOpenStopsServer(tb testing.TB) *httptest.Server {
+	g := labtest.NewGated("stops", false)
+	g.Lab.Progressive = true
+	return mustOpenServerWith(tb, g.Lab)
 }

@@ -4,17 +4,13 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
-
-	"github.com/resilience-playground/playground/lab/labtest"
 )
 
 // TestRoomOfferPresenterOnly: when the room's run is stopped with a value that would run (as
 // the CPU limit stops one), the presenter, who drives, is offered it; a follower, whose
 // controls take no input, sees the message and no offer.
 func TestRoomOfferPresenterOnly(t *testing.T) {
-	g := labtest.NewGated("stops", false)
-	g.Lab.Progressive = true
-	srv := mustOpenServerWith(t, g.Lab)
+	srv := mustOpenStopsServer(t)
 	pres := MustOpenTab(t)
 	hookTab(t, pres)
 	openLab(t, pres, srv.URL+"/stops?steps=3&picture=1")
