@@ -9,6 +9,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/lab/labtest"
 )
 
@@ -160,4 +161,48 @@ func mustOpenStopsServer(tb testing.TB) *httptest.Server {
 	g := labtest.NewGated("stops", false)
 	g.Lab.Progressive = true
 	return mustOpenServerWith(tb, g.Lab)
+}
+
+// TestRefusedGestureHistory: history holds the scenarios that ran, each gesture once. On a
+// server whose budget admits n up to 100 of the gated lab, one drag through n = 50 (runs), 500
+// and 5000 (refused) to 80 (runs) makes one entry, holding 80; a typed refused value makes
+// none, so there is nothing Forward to land on; Back and Forward then step between 2 and 80.
+// (The drag's steps are the page's own calls for a slider's input events, one at a time.)
+func TestRefusedGestureHistory(t *testing.T) {
+	g := labtest.NewGated("stops", false)
+	srv := mustOpenServerConfig(t, serverConfig{budget: 100, extra: []*lab.Lab{g.Lab}})
+	ctx := MustOpenTab(t)
+	hookTab(t, ctx)
+	openLab(t, ctx, srv.URL+"/stops?n=2")
+	at := eval[int](t, ctx, `navigation.currentEntry.index`)
+	step := func(n string, commit, refused bool) {
+		t.Helper()
+		prev := lastSent(t, ctx)
+		evalVoid(t, ctx, fmt.Sprintf(`window.__playground.state.setScenario({ n: %q }, "user", { partial: true, moved: "n", commit: %v, drag: %v })`, n, commit, !commit))
+		if waitSettled(t, ctx, prev) != refused {
+			t.Fatalf("n=%s: refused %v, want %v", n, !refused, refused)
+		}
+	}
+	step("50", false, false)
+	step("500", false, true)
+	step("5000", false, true)
+	step("80", true, false)
+	waitFor(t, ctx, `location.search === "?n=80"`)
+	entries := func() string {
+		return eval[string](t, ctx, `navigation.entries().map((e) => new URL(e.url).search).join(" ") + " @" + navigation.currentEntry.index`)
+	}
+	if got, want := entries(), fmt.Sprintf("?n=2 ?n=80 @%d", at+1); !strings.HasSuffix(got, want) || eval[int](t, ctx, `navigation.entries().length`) != at+2 {
+		t.Errorf("after the drag, history %q, want it to end %q", got, want)
+	}
+	step("900", true, true) // typed, refused
+	if got, want := entries(), fmt.Sprintf("?n=2 ?n=80 @%d", at+1); !strings.HasSuffix(got, want) || eval[int](t, ctx, `navigation.entries().length`) != at+2 {
+		t.Errorf("after a refused value, history %q, want it to end %q and nothing after", got, want)
+	}
+	evalVoid(t, ctx, `history.back()`)
+	waitFor(t, ctx, `location.search === "?n=2" && window.__playground.state.scenario.n === "2"`)
+	evalVoid(t, ctx, `history.forward()`)
+	waitFor(t, ctx, `location.search === "?n=80" && window.__playground.state.scenario.n === "80"`)
+	if got, want := entries(), fmt.Sprintf("?n=2 ?n=80 @%d", at+1); !strings.HasSuffix(got, want) {
+		t.Errorf("after Back and Forward, history %q, want it to end %q", got, want)
+	}
 }

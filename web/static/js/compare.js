@@ -11,7 +11,7 @@
 import { styler } from "./palette.js";
 import { fillRows } from "./tables.js";
 import { paramValue, labeller } from "./format.js";
-import { encode, same } from "./params.js";
+import { same } from "./params.js";
 import { State } from "./state.js";
 import { Stream } from "./stream.js";
 import { Results } from "./results.js";
@@ -50,30 +50,32 @@ const sides = [A, B];
 // The page URL of a side's scenario, and the compare URL of both (the lab page's "Compare…"
 // link writes it the same way: each URL escaped).
 const pageOf = (q) => "/" + spec.name + (q ? "?" + q : "");
-const pageURL = (s) => pageOf(encode(spec, s.state.scenario));
 const compareURL = (a, b) => `/compare?a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}`;
 const queryOf = (u) => (u.indexOf("?") < 0 ? "" : u.slice(u.indexOf("?") + 1));
 
 // The address and history follow both scenarios as the lab page's follow its one
 // (js/history.js): a gesture on either side (a slider from press to release, a typed value, a
-// click) is one history entry; an invalid value never enters the address and one the server
-// refuses is taken back out.
+// click) is one history entry; the address holds each side's last scenario the server ran, so
+// a side's change keeps the other's part as it is there (not a value of it the server refused
+// or has yet to run).
+const inAddress = (s) => queryOf(new URLSearchParams(location.search).get(s.name) || "");
 for (const s of sides) {
   wireHistory(s.state, {
-    address: (q) => (s === A ? compareURL(pageOf(q), pageURL(B)) : compareURL(pageURL(A), pageOf(q))),
-    query: () => queryOf(new URLSearchParams(location.search).get(s.name) || ""),
+    address: (q) => (s === A ? compareURL(pageOf(q), pageOf(inAddress(B))) : compareURL(pageOf(inAddress(A)), pageOf(q))),
+    query: () => inAddress(s),
   });
   s.state.on("values", ({ source }) => {
     mark();
     links();
     if (source === "history" && s === B) openDiffering();
   });
+  s.state.on("address", links);
 }
 
 // links keeps the scenarios' links and the URLs' form on the scenarios shown.
 function links() {
   for (const s of sides) {
-    const url = pageURL(s);
+    const url = pageOf(inAddress(s));
     document.getElementById("cmp-open-" + s.name)?.setAttribute("href", url);
     const box = document.getElementById("cmp-" + s.name);
     if (box && box !== document.activeElement) box.value = url;
