@@ -133,7 +133,27 @@ func TestStoppedRunIsMarkedPartial(t *testing.T) {
 		!strings.HasPrefix(got["note"], "Partial numbers") || got["marked"] != "true" || got["progress"] != "stopped" {
 		t.Errorf("after a stop the page shows %v, want the status to say Stopped, the picture marked partial and the progress stopped", got)
 	}
+	// Another value refused: the partial picture stays, and says it is partial.
 	prev := lastSent(t, ctx)
+	typeValue(t, ctx, textSel("n"), "300000000")
+	if !waitSettled(t, ctx, prev) {
+		t.Fatal("n=300000000 ran; the test needs it refused (over the default budget)")
+	}
+	if got = eval[map[string]string](t, ctx, look); !strings.Contains(got["note"], "(partial: its run was stopped) — refused n = ") {
+		t.Errorf("a refusal over a stopped run's picture shows %v, want the note to say the picture is partial", got)
+	}
+	// A value the page cannot send: its own error, not the server's last one.
+	typeValue(t, ctx, textSel("n"), "abc")
+	waitFor(t, ctx, `document.getElementById("status").textContent.startsWith("Not run: fix n")`)
+	if got = eval[map[string]string](t, ctx, look); !strings.Contains(got["note"], "not run (invalid value)") || got["progress"] != "not run" {
+		t.Errorf("an invalid value after a refusal shows %v, want the note to say invalid value", got)
+	}
+	prev = lastSent(t, ctx)
+	typeValue(t, ctx, textSel("n"), "1")
+	if !waitSettled(t, ctx, prev) {
+		t.Fatal("n=1&stop=2 was not stopped")
+	}
+	prev = lastSent(t, ctx)
 	typeValue(t, ctx, textSel("stop"), "0")
 	if waitSettled(t, ctx, prev) {
 		t.Fatal("the run with stop=0 failed")

@@ -269,11 +269,14 @@ func tooLong(l *lab.Lab, v param.Values, p *lab.Progress, limit time.Duration) e
 	if p != nil && p.Total > 0 {
 		frac = float64(p.Done) / float64(p.Total)
 	}
-	way := fmt.Sprintf("%d%%", int(100*frac))
-	if frac < 0.01 {
-		way = "less than 1%"
+	way := fmt.Sprintf("%d%% of the way", int(100*frac))
+	switch {
+	case frac < 0.01:
+		way = "less than 1% of the way"
+	case frac >= 1: // every unit counted, the last still being finished
+		way, frac = "just before its end", 0.99
 	}
-	return l.Stopped(v, frac, fmt.Sprintf("this scenario needed more than %v of computing and was stopped %s of the way", limit, way))
+	return l.Stopped(v, frac, fmt.Sprintf("this scenario needed more than %v of computing and was stopped %s", limit, way))
 }
 
 // ErrPanic is wrapped by the error of a run whose lab panicked. The panic ends that run only,

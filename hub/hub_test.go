@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -523,6 +524,38 @@ func TestSupersededRunFreesItsSlot(t *testing.T) {
 		synctest.Wait()
 		if h.Running() != 1 {
 			t.Errorf("%d runs in flight a second later, want 1", h.Running())
+		}
+	})
+}
+
+// TestRunCPULimitAtTheEnd: a run stopped after reporting all its units done (still finishing
+// the last) is not said to be stopped "100% of the way", and is still told a value that fits.
+func TestRunCPULimitAtTheEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := &lab.Lab{
+			Name:       "finishing",
+			Params:     param.Set{{Name: "units", Kind: param.Int, Default: "20", Min: 1, Max: 1e9}},
+			Cost:       func(v param.Values) int64 { return v.Int("units") },
+			CostParams: []string{"units"},
+			Run: func(ctx context.Context, v param.Values, emit func(lab.Update)) error {
+				emit(lab.Update{Progress: &lab.Progress{Done: v.Int("units"), Total: v.Int("units")}})
+				return engine.Trials(ctx, 100, 1, func() func(int) error { // the finishing: 10s of computing
+					return func(int) error {
+						select {
+						case <-time.After(100 * time.Millisecond):
+							return nil
+						case <-ctx.Done():
+							return ctx.Err()
+						}
+					}
+				})
+			},
+		}
+		h := MustOpenHub(t, hub.Config{MaxRuns: 1, CPUs: 1, MaxRunCPU: time.Second, WallClock: true})
+		_, err := h.Result(context.Background(), l, values(t, l, "units=1000"))
+		var pe *param.Error
+		if !errors.As(err, &pe) || pe.Fit == "" || !strings.Contains(pe.Msg, "was stopped just before its end; lower units to "+pe.Fit) {
+			t.Errorf("err = %v, want a stop just before the end naming units and a value", err)
 		}
 	})
 }

@@ -28,6 +28,7 @@ export class State extends EventTarget {
       shown: null, // {id, params, url}: the run whose numbers are drawn
       picture: null, // params of the newest run that drew a complete picture
       stopped: false, // the error is of a run that started (stopped partway), not a refusal
+      partial: null, // the picture (its params) of a run stopped partway, while it is on show
       progress: null, refine: null, message: "", t0: 0, ms: 0,
     };
   }
@@ -85,6 +86,7 @@ export class State extends EventTarget {
     this.fit = msg.fit && this.params.has(msg.param) ? { param: msg.param, value: msg.fit, error: msg.error } : null;
     this.run.phase = "error";
     this.run.stopped = msg.id === this.run.startedId; // its run had started: a stop, not a refusal
+    if (this.run.stopped && this.run.picture && this.run.picture === this.run.shown?.params) this.run.partial = this.run.picture;
     this.run.message = msg.error;
     this.emit("values", { source: "server-error", ok: false });
     this.emit("run", {});

@@ -25,7 +25,10 @@ export function wireStatus(state) {
     const diff = state.stale();
     let text = "", frac = 0;
     const refine = run.refine;
-    if (errs.length && run.phase !== "error") {
+    // The server's error (a refusal, a stop) is on show unless the person has since typed a
+    // value the page cannot send: then the controls' own errors are.
+    const serverErr = run.phase === "error" && (!errs.length || errs.some((n) => state.errors[n] === run.message));
+    if (errs.length && !serverErr) {
       text = `Not run: fix ${errs.map((n) => state.params.get(n).label).join(", ")}.`;
     } else if (run.phase === "error") {
       text = (run.stopped ? "Stopped: " : "Not run: ") + run.message;
@@ -54,7 +57,8 @@ export function wireStatus(state) {
     progressEl.value = frac;
     let valueText = `${Math.round(100 * frac)}%`;
     if (run.phase === "done") valueText = "final";
-    else if (run.phase === "error") valueText = run.stopped ? "stopped" : "not run";
+    else if (serverErr) valueText = run.stopped ? "stopped" : "not run";
+    else if (errs.length) valueText = "not run";
     else if (refine) valueText = `${amount(refine.done, refine.unit, true)} of ${amount(refine.total, refine.unit)}`;
     progressEl.setAttribute("aria-valuetext", valueText);
 
@@ -62,18 +66,18 @@ export function wireStatus(state) {
     // stopped partway (its numbers are partial).
     const picture = run.picture;
     const vals = picture ? pictureValues(state, picture) : state.scenario; // the values of the numbers shown
-    const partial = !!(picture && !diff && run.phase === "error" && run.stopped);
+    const partial = !!picture && run.partial === picture; // of a run stopped partway
     const stale = !!(diff && picture) || partial;
     root.classList.toggle("stale", stale);
-    if (partial) {
+    if (partial && !diff) {
       const text = "Partial numbers: the run of these values was stopped before it finished";
       if (staleEl.textContent !== text) staleEl.textContent = text;
     } else if (stale) {
-      const shown = diff.map((n) => state.label(n, vals)).join(", ");
+      const shown = diff.map((n) => state.label(n, vals)).join(", ") + (partial ? " (partial: its run was stopped)" : "");
       const want = diff.map((n) => state.label(n, state.scenario)).join(", ");
       // A server's error is a refusal (or a stop); the page's own, a value it cannot send.
       let busy = "computing";
-      if (run.phase === "error") busy = run.stopped ? "stopped" : "refused";
+      if (serverErr) busy = run.stopped ? "stopped" : "refused";
       else if (errs.length) busy = "not run (invalid value)";
       const text = `Showing ${shown} — ${busy} ${want}`;
       if (staleEl.textContent !== text) staleEl.textContent = text;
