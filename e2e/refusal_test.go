@@ -226,3 +226,26 @@ func TestRefusedGestureHistory(t *testing.T) {
 		t.Errorf("after Back and Forward, history %q, want it to end %q", got, want)
 	}
 }
+
+// TestCompareRefusalKeepsAddress: on the compare view, a value one side is refused never
+// enters the address, not even when the other side changes next (its part was written from
+// the refused scenario), and "Open A" opens what A shows.
+func TestCompareRefusalKeepsAddress(t *testing.T) {
+	g := labtest.NewGated("stops", false)
+	srv := mustOpenServerConfig(t, serverConfig{budget: 100, extra: []*lab.Lab{g.Lab}})
+	ctx := MustOpenTab(t)
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/compare?a="+url.QueryEscape("/stops?n=5")+"&b="+url.QueryEscape("/stops?n=6"))); err != nil {
+		t.Fatal(err)
+	}
+	compareReady(t, ctx)
+	typeValue(t, ctx, sideText("a", "n"), "700")
+	waitFor(t, ctx, `window.__compare.error.startsWith("Scenario A: ")`)
+	typeValue(t, ctx, sideText("b", "n"), "7")
+	waitFor(t, ctx, `new URLSearchParams(location.search).get("b") === "/stops?n=7"`)
+	if a, b := compareSides(t, ctx); a != "/stops?n=5" || b != "/stops?n=7" {
+		t.Errorf("address holds a=%s b=%s, want a=/stops?n=5 (its last run) and b=/stops?n=7", a, b)
+	}
+	if href := eval[string](t, ctx, `document.getElementById("cmp-open-a")?.getAttribute("href") ?? ""`); href != "/stops?n=5" {
+		t.Errorf(`"Open A" opens %q, want /stops?n=5`, href)
+	}
+}
