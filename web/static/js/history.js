@@ -10,9 +10,6 @@
 // scenario's query in the address.
 import { encode, decode } from "./params.js";
 
-// DRAG_WRITE is the least time, in ms, between two writes of the address during a gesture.
-const DRAG_WRITE = 250;
-
 export function wireHistory(state, opts = {}) {
   const spec = state.spec;
   const address = opts.address || ((q) => location.pathname + (q ? "?" + q : ""));
@@ -24,29 +21,12 @@ export function wireHistory(state, opts = {}) {
   const here = () => location.pathname + location.search;
   const same = (a, b) => a === b || decodeURIComponent(a) === decodeURIComponent(b);
   // A fragment (a tour's step, say) belongs to the page, not the scenario: it is kept.
-  let pending = 0; // a timer writing a drag's newest address
   const write = (url, push) => {
-    clearTimeout(pending);
-    pending = 0;
     if (same(url, here())) return false;
     if (push) history.pushState(null, "", url + location.hash);
     else history.replaceState(null, "", url + location.hash);
     state.emit("address", {});
     return true;
-  };
-  // While a gesture lasts (a slider dragged: an input every few milliseconds), its entry's
-  // address follows the scenarios the server runs at most every DRAG_WRITE ms, the newest
-  // last: replacing the address costs the browser some milliseconds each time (and the links
-  // that follow it more), time a dragged page needs for its charts. Otherwise it is written at
-  // once, so that the address is the scenario's whenever its numbers are final.
-  let written = 0, newest = "";
-  const flush = () => { write(newest, false); written = performance.now(); };
-  const follow = (url) => {
-    const wait = written + DRAG_WRITE - performance.now();
-    newest = url;
-    clearTimeout(pending);
-    if (wait <= 0) flush();
-    else pending = setTimeout(flush, wait);
   };
 
   state.on("values", ({ source, ok, commit }) => {
@@ -63,10 +43,7 @@ export function wireHistory(state, opts = {}) {
         gesture = true;
         owed = true;
       }
-      if (commit) {
-        gesture = false;
-        if (pending) flush(); // the gesture's end: its newest address at once
-      }
+      if (commit) gesture = false;
       return; // written when the server runs it ("accepted")
     }
     // A scenario from elsewhere (Back or Forward, a tour, a presenter, a reconnect) ends any
@@ -75,29 +52,21 @@ export function wireHistory(state, opts = {}) {
     if (ok && source !== "history") write(address(encode(spec, state.scenario)), false);
   });
   // The server's canonical URL of the scenario it runs: a gesture's first gets the gesture's
-  // entry, the others replace the address (the server's spelling, such as 1m30s for 1.5m).
+  // entry, the others replace the address (in the server's spelling, such as 1m30s for 1.5m).
+  // Written at once, so that the address is the scenario's whenever its numbers are final;
+  // during a drag the server starts a run at most every picture, not at every input.
   state.on("accepted", ({ url }) => {
     // The server names the lab's path; a page at another one (a room's /join/CODE) keeps it.
     const q = url.indexOf("?");
     accepted = q >= 0 ? url.slice(q + 1) : "";
     url = address(accepted);
-    let wrote;
-    if (owed) {
-      // Owed until a scenario other than the one in the address runs (a drag may come back
-      // to where it began first): the previous gesture's entry is never written over.
-      if ((wrote = write(url, true))) {
-        owed = false;
-        written = performance.now();
-      }
-    } else if (gesture) {
-      follow(url);
-      return;
-    } else wrote = write(url, false);
-    if (!wrote) state.emit("address", {});
+    // Owed until a scenario other than the one in the address runs (a drag may come back to
+    // where it began first): the previous gesture's entry is never written over.
+    const wrote = write(url, owed);
+    if (wrote) owed = false;
+    else state.emit("address", {});
   });
   addEventListener("popstate", () => {
-    clearTimeout(pending);
-    pending = 0;
     gesture = owed = false;
     state.setScenario(decode(spec, query()), "history");
   });
