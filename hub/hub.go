@@ -74,8 +74,8 @@ type Config struct {
 	Budget    int64         // work units (lab.Lab.Cost) one run may need; 0 means no limit
 	CacheSize int           // finished results kept
 	// CacheBytes bounds the finished results kept by their size as JSON; default
-	// DefaultCacheBytes. (A 3,000-backend load-balancing result is some 0.35 MB: a bound in
-	// count alone would let 512 of them hold 180 MB.)
+	// DefaultCacheBytes. (A 3,000-backend load-balancing result is some 0.29 MB: a bound in
+	// count alone let 512 of them hold some 150 MB.)
 	CacheBytes int64
 	// WallClock measures a run's computing in wall time instead of its threads' CPU time:
 	// for tests whose work sleeps on synctest's fake clock.
@@ -307,8 +307,8 @@ func (h *Hub) store(key string, state lab.Update) {
 // JSON: within the 64 MiB `playground serve` allows beside its runs' memory.
 const DefaultCacheBytes = 24 << 20
 
-// jsonSize is the weight of a result in the hub's cache: its size as JSON, which is what it
-// costs to keep within about two times.
+// jsonSize is the weight of a result in the hub's cache: its size as JSON, within about two
+// times of the memory it holds (its numbers 8 bytes each, their JSON some 5 to 18).
 func jsonSize(u lab.Update) int64 {
 	b, err := json.Marshal(u)
 	if err != nil {

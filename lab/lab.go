@@ -483,9 +483,9 @@ func megabytes(b int64) string {
 // refuse returns the error for scenario v, whose load c (its estimates as fractions of their
 // limits, the larger) is over 1, msg saying by how much: it names the first of names that,
 // lowered alone, brings the load to 1 or under, with the value that does, or (always, without
-// a load) all of them; those already at their least are left out while any other remains. Parameters the scenario moved from their defaults come first (a viewer
-// who moved the duration to a week is told what duration fits), then the others, each in the
-// lab's order.
+// a load) all of them; those already at their least are left out while any other remains.
+// Parameters the scenario moved from their defaults come first (a viewer who moved the
+// duration to a week is told what duration fits), then the others, each in the lab's order.
 func (l *Lab) refuse(v param.Values, names []string, load func(param.Values) float64, c float64, msg string) error {
 	def := l.Params.Defaults()
 	moved := func(name string) bool {

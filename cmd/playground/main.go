@@ -152,7 +152,7 @@ func serve(args []string, stderr io.Writer) int {
 	maxRuns := fs.Int("max-runs", 4*runtime.NumCPU(), "runs at once (their computing shares the CPUs fairly)")
 	share := fs.Int("share", 0, "runs one client (remote address) may hold whatever others do; beyond it, it takes a slot only while this many stay free for others (default max-runs/4; -1: off)")
 	budget := budgetFlag(fs)
-	maxRunCPU := fs.Duration("max-run-cpu", 0, "most computing time per run before it is stopped: the safety net under the estimates (default three times what -budget takes, 1m0s at the default budget; given without -budget, it sets the budget to what it is three times of)")
+	maxRunCPU := fs.Duration("max-run-cpu", 0, "most computing time per run before it is stopped: the safety net under the estimates (default three times what -budget takes, 1m0s at the default budget; given alone, it sets -budget to match: 200ms admits 6.67e5 units)")
 	drain := fs.Duration("drain", 20*time.Second, "on SIGTERM, how long runs in flight may finish")
 	warm := fs.Bool("warm-previews", true, "draw the front page's previews of every lab's default scenario at start-up")
 	// The default is not $REDIS_URL itself: -h prints defaults, and the URL may hold a password.
