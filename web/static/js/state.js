@@ -73,9 +73,9 @@ export class State extends EventTarget {
   }
 
   // serverError shows an error the server reported for the scenario asked for — a refusal
-  // before its run, or the end of a run stopped partway (its numbers on show are partial): at every
-  // parameter it names ("params", all those a rule across parameters spans, else "param")
-  // and, when the person moved another one, there too. A refusal's value that is admitted
+  // before its run, or the end of a run stopped partway (its numbers on show are partial): at
+  // every parameter it names ("params", all those a rule across parameters spans, else
+  // "param") and, when the person moved another one, there too. A refusal's value that is admitted
   // ("fit") is kept with its message, for the control to offer while that message shows.
   serverError(msg) {
     const errs = {};
