@@ -171,7 +171,9 @@ func (b *broadcast) snapshot(run int64) (*wire, int, bool) {
 }
 
 // follow writes everything b publishes to write, from the current state on, until ctx ends or
-// a write fails.
+// a write fails. What was published before ctx ended is written before it returns: a run's
+// done published as the room closes (a drain) is not lost to the order in which the two are
+// seen.
 //
 // Each follower writes from its own goroutine, so a slow one delays no other, and is handed
 // every message it has not been sent at once (write may send them in one write to the
@@ -191,6 +193,9 @@ func (b *broadcast) follow(ctx context.Context, write func([]*wire) error) error
 		}
 		select {
 		case <-ctx.Done():
+			if msgs, _ := b.next(&c); len(msgs) > 0 {
+				_ = write(msgs) // the stream is closing: a failed write ends it as well
+			}
 			return ctx.Err()
 		case <-changed:
 		}

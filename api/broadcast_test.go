@@ -1,8 +1,10 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
+	"testing/synctest"
 
 	"github.com/resilience-playground/playground/lab"
 )
@@ -67,5 +69,45 @@ func TestBroadcast(t *testing.T) {
 	b.publish(reply{Type: "start", ID: 2, URL: "/y"})
 	if msgs, _ := b.next(&fast[1]); len(msgs) != 1 || string(msgs[0].b) != `{"type":"start","id":2,"url":"/y"}` {
 		t.Errorf("a follower behind in the old run got %d messages, want the new start only", len(msgs))
+	}
+}
+
+// TestFollowFlushesOnEnd: a follower whose stream ends (the room closing, the server draining)
+// just as a run's done is published is written the done first, in whichever order it sees
+// the two: here both come while it is writing the run's start.
+func TestFollowFlushesOnEnd(t *testing.T) {
+	for i := range 20 { // the two events race in a select: try many times
+		synctest.Test(t, func(t *testing.T) {
+			b := newBroadcast()
+			b.publish(reply{Type: "start", ID: 1, URL: "/x"})
+			ctx, cancel := context.WithCancel(t.Context())
+			var got []string
+			writing, release, ended := make(chan struct{}), make(chan struct{}), make(chan struct{})
+			go func() {
+				defer close(ended)
+				_ = b.follow(ctx, func(msgs []*wire) error {
+					if len(got) == 0 {
+						close(writing)
+						<-release
+					}
+					for _, m := range msgs {
+						var r reply
+						if err := json.Unmarshal(m.b, &r); err != nil {
+							t.Error(err)
+						}
+						got = append(got, r.Type)
+					}
+					return nil
+				})
+			}()
+			<-writing
+			b.publish(reply{Type: "done", ID: 1})
+			cancel()
+			close(release)
+			<-ended
+			if len(got) != 2 || got[1] != "done" {
+				t.Fatalf("try %d: follower wrote %q, want start then done", i, got)
+			}
+		})
 	}
 }

@@ -2,8 +2,10 @@ package api_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -149,6 +151,54 @@ func TestDrain(t *testing.T) {
 		}
 		if n, _ := srv.Metric(t, "playground_stream_connections"); n != 0 {
 			t.Errorf("%v connections counted open after drain", n)
+		}
+	})
+}
+
+// TestDrainDeliversFinishedRun: a run that finishes during the drain reaches its viewer —
+// its last frame, then done, then 1001 — even when the server closes the streams (the end of
+// the shutdown's drain: Drain, hub.Drain, CloseStreams) before the stream has sent them. The
+// stream here waits out its frame interval when the run ends, so CloseStreams comes first.
+func TestDrainDeliversFinishedRun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := MustOpenServer(t)
+		st := srv.MustDial(t, "gated", nil)
+		const q = "n=3&steps=2"
+		st.Send(1, q)
+		if r := st.MustNext(); r.Type != "start" {
+			t.Fatalf("reply %+v, want start", r)
+		}
+		if err := srv.Gated.Step(t.Context(), q, 1); err != nil {
+			t.Fatal(err)
+		}
+		if r := st.MustNext(); r.Type != "frame" {
+			t.Fatalf("reply %+v, want the first frame", r)
+		}
+		srv.API.Drain()
+		if err := srv.Gated.Step(t.Context(), q, 1); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait() // the run has ended; the stream waits out its frame interval
+		if srv.Hub.Running() != 0 {
+			t.Fatalf("%d runs in flight after the last step", srv.Hub.Running())
+		}
+		srv.Hub.Drain(t.Context())
+		srv.API.CloseStreams()
+
+		var got []string
+		for {
+			r, err := st.Next()
+			if err != nil {
+				var ce websocket.CloseError
+				if !errors.As(err, &ce) || ce.Code != websocket.StatusGoingAway {
+					t.Errorf("stream ended with %v, want 1001", err)
+				}
+				break
+			}
+			got = append(got, r.Type)
+		}
+		if want := []string{"frame", "done"}; !slices.Equal(got, want) {
+			t.Errorf("after CloseStreams the stream sent %q, want %q: a finished run is delivered before its stream closes", got, want)
 		}
 	})
 }

@@ -459,25 +459,15 @@ func (d *driver) run(req request, busyTry *int, jitter *rand.Rand) (*request, er
 		case <-d.ctx.Done():
 			return nil, d.ctx.Err()
 		case <-s.stop:
-			return nil, errDrained
+			return nil, d.stopped(req.ID, sub, sent)
 		case <-sub.Ready():
 		}
-		u, done, runErr := sub.Take()
-		if !u.Empty() {
-			if err := d.out(reply{Type: "frame", ID: req.ID, Progress: u.Progress, Refine: u.Refine, Summary: u.Summary, Series: lean(u.Series, sent)}); err != nil {
-				return nil, err
-			}
-			s.metrics.frames.Inc()
-			if u.Refine != nil {
-				pictured, d.waiting = true, time.Time{}
-			}
+		done, picture, err := d.take(req.ID, sub, sent)
+		if picture {
+			pictured = true
 		}
-		if done {
-			d.waiting = time.Time{}
-			if runErr != nil {
-				return pending, d.writeErr(req.ID, runErr)
-			}
-			return pending, d.out(reply{Type: "done", ID: req.ID})
+		if done || err != nil {
+			return pending, err
 		}
 		if pending != nil && pictured {
 			return pending, nil
@@ -492,10 +482,46 @@ func (d *driver) run(req request, busyTry *int, jitter *rand.Rand) (*request, er
 		case <-d.ctx.Done():
 			return nil, d.ctx.Err()
 		case <-s.stop:
-			return nil, errDrained
+			return nil, d.stopped(req.ID, sub, sent)
 		case <-time.After(s.cfg.FrameInterval):
 		}
 	}
+}
+
+// take sends what the run of request id has produced since the last take: a frame of it, and
+// when the run has finished, done or the run's error. It reports whether the run has finished
+// and whether the frame completed a picture (a refinement).
+func (d *driver) take(id int64, sub *hub.Sub, sent map[string]bool) (done, picture bool, err error) {
+	u, done, runErr := sub.Take()
+	if !u.Empty() {
+		if err := d.out(reply{Type: "frame", ID: id, Progress: u.Progress, Refine: u.Refine, Summary: u.Summary, Series: lean(u.Series, sent)}); err != nil {
+			return false, false, err
+		}
+		d.s.metrics.frames.Inc()
+		if u.Refine != nil {
+			picture, d.waiting = true, time.Time{}
+		}
+	}
+	if !done {
+		return false, picture, nil
+	}
+	d.waiting = time.Time{}
+	if runErr != nil {
+		return true, picture, d.writeErr(id, runErr)
+	}
+	return true, picture, d.out(reply{Type: "done", ID: id})
+}
+
+// stopped ends the run of request id when the server closes its streams
+// ([Server.CloseStreams], the end of a drain): a run that has finished — every run the drain
+// waited for has — is delivered first, its last frame and done, however the stream's wait and
+// the close interleave; of a run still in flight (cancelled at the drain deadline) the viewer
+// gets at most the frame produced so far. It returns errDrained, or the error of a failed write.
+func (d *driver) stopped(id int64, sub *hub.Sub, sent map[string]bool) error {
+	if _, _, err := d.take(id, sub, sent); err != nil {
+		return err // a failed write, or the cancelled run's error: the stream closes all the same
+	}
+	return errDrained
 }
 
 // lean returns series for the wire: an append or upsert to a series this run has already sent
