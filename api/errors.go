@@ -69,8 +69,12 @@ func statusOf(err error) (int, errorBody) {
 		return http.StatusServiceUnavailable, errorBody{Error: "every simulation slot is taken; retry shortly", RetryAfter: busyRetrySeconds}
 	case errors.Is(err, hub.ErrDraining):
 		return http.StatusServiceUnavailable, errorBody{Error: "the server is restarting; retry shortly", RetryAfter: busyRetrySeconds}
+	case errors.Is(err, errStreamsFull):
+		return http.StatusServiceUnavailable, errorBody{Error: err.Error(), RetryAfter: streamsRetrySeconds}
 	case errors.As(err, &re):
 		return http.StatusTooManyRequests, errorBody{Error: re.msg, RetryAfter: re.retrySeconds()}
+	case errors.Is(err, room.ErrNetworkFull):
+		return http.StatusTooManyRequests, errorBody{Error: "this network has as many open rooms as the server allows; a room nobody joins ends ten minutes after it was made, any other two hours after its last use", RetryAfter: roomsFullRetrySeconds}
 	case errors.Is(err, room.ErrOwnerFull):
 		return http.StatusTooManyRequests, errorBody{Error: "this address has as many open rooms as the server allows; a room ends two hours after its last use", RetryAfter: roomsFullRetrySeconds}
 	case errors.Is(err, room.ErrUnavailable):

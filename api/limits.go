@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -82,4 +83,69 @@ func (p *perClient) forgetFull(t int64) {
 			delete(p.states, c)
 		}
 	}
+}
+
+// openStreams counts the open streams, labs' and rooms', in all and per client, so that no
+// client — and no crowd of clients — can hold more streams than the server can keep: each
+// holds a connection's descriptor, three goroutines and its buffers (issue 33: 8,000 idle
+// streams from one address held 362 MB; 20,000 ran out of descriptors, and health probes and
+// metrics went unanswered). A stream beyond a cap is refused before the upgrade: 429 for the
+// client's, 503 for the server's, each with Retry-After.
+type openStreams struct {
+	max, perClient int
+
+	mu       sync.Mutex
+	total    int
+	byClient map[string]int
+}
+
+// Defaults of Config.MaxStreams and Config.MaxClientStreams: a lecture hall behind one
+// address, or the load tool's 300 viewers, fits a client's; the server's, some 100 MB of
+// streams, sits under the memory the server is given beside its runs.
+const (
+	DefaultMaxStreams       = 2048
+	DefaultMaxClientStreams = 512
+)
+
+// streamsRetrySeconds is how long a client refused a stream is told to wait.
+const streamsRetrySeconds = 5
+
+// errStreamsFull refuses a stream when the server holds Config.MaxStreams.
+var errStreamsFull = errors.New("the server holds as many open streams as it can; try again shortly")
+
+func newOpenStreams(total, perClient int) *openStreams {
+	return &openStreams{max: total, perClient: perClient, byClient: map[string]int{}}
+}
+
+// open counts a new stream of client, or refuses it: a *rateError when the client holds
+// perClient streams, errStreamsFull when the server holds max. The stream's handler calls
+// the release returned once it has closed. Streams of no client ("", not over IP) count
+// towards the server's cap only.
+func (o *openStreams) open(client string) (release func(), err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	switch {
+	case client != "" && o.byClient[client] >= o.perClient:
+		return nil, &rateError{retry: streamsRetrySeconds * time.Second,
+			msg: fmt.Sprintf("this address has %d streams open, as many as the server allows one address; close some (other tabs, other windows) or try again later", o.byClient[client])}
+	case o.total >= o.max:
+		return nil, errStreamsFull
+	}
+	o.total++
+	if client != "" {
+		o.byClient[client]++
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			o.mu.Lock()
+			defer o.mu.Unlock()
+			o.total--
+			if client != "" {
+				if o.byClient[client]--; o.byClient[client] <= 0 {
+					delete(o.byClient, client)
+				}
+			}
+		})
+	}, nil
 }

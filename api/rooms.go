@@ -118,7 +118,10 @@ var errRoomNotFound = fmt.Errorf("%w: there is no room with that code (it has en
 func (rs *roomServer) createRoom(w http.ResponseWriter, r *http.Request) {
 	s := rs.s
 	client := clientOf(r)
-	if err := rs.creates.allow(client, time.Now()); err != nil {
+	// An address that has opened its allowance of rooms is refused before anything is read;
+	// but a request refused for what it asks (a bad body, a scenario the server will not run)
+	// takes nothing of the allowance: only a room made does.
+	if err := rs.creates.check(client, time.Now()); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -139,7 +142,7 @@ func (rs *roomServer) createRoom(w http.ResponseWriter, r *http.Request) {
 	}
 	l, v, err := Resolve(s.cfg.Labs, req.URL)
 	if err == nil {
-		err = s.cfg.Hub.CheckBudget(l, v) // a room's scenario must run
+		err = s.cfg.Hub.Admit(r.Context(), client, l, v) // a room's scenario must run
 	}
 	if err != nil {
 		if pe := (*param.Error)(nil); errors.As(err, &pe) && pe.Param == "" {
@@ -148,6 +151,10 @@ func (rs *roomServer) createRoom(w http.ResponseWriter, r *http.Request) {
 		if errors.Is(err, errNotFound) {
 			err = &param.Error{Param: "url", Msg: err.Error()}
 		}
+		s.writeError(w, r, err)
+		return
+	}
+	if err := rs.creates.allow(client, time.Now()); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -252,6 +259,12 @@ func (rs *roomServer) joinPage(w http.ResponseWriter, r *http.Request) {
 // stream serves a room's websocket.
 func (rs *roomServer) stream(w http.ResponseWriter, r *http.Request) {
 	s := rs.s
+	release, err := s.open.open(clientOf(r)) // before the store is asked
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	defer release()
 	rm, err := rs.lookup(r)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -302,10 +315,21 @@ func (rs *roomServer) stream(w http.ResponseWriter, r *http.Request) {
 	defer func() { rs.leave(lr, presenter.Load()) }()
 	own := func(m reply) error { return ws.writeJSON(m) }
 	// The reader never waits for the store — a stalled store must not keep it from reading
-	// the pongs that keep the connection alive: presenter keys are checked by their own loop
-	// (the newest key first), changes are stored by the room's (storeChanges).
+	// the pongs that keep the connection alive — nor does it parse or estimate a presenter's
+	// scenarios, and no message it reads starts work of its own: presenter keys are checked by
+	// their own loop (the newest key first); a presenter's changes wait, unparsed, the newest
+	// replacing older ones, for a loop that paces them before it parses and estimates them
+	// (proposing) and has the room's loop store them (storeChanges); an end is sent to the
+	// store by one goroutine at a time, further ends while it is in flight being the same
+	// request.
 	keys := make(chan string, 1)
 	go rs.presenting(ctx, lr, keys, &presenter, own, stopFollowing)
+	proposals := make(chan request, 1)
+	var (
+		proposing sync.Once
+		ending    atomic.Bool
+	)
+	client := clientOf(r)
 	ws.reading = true
 	go ws.readLoop(cancel, func(b []byte) error {
 		m, err := decodeOf(b, "params", "present", "end")
@@ -319,25 +343,18 @@ func (rs *roomServer) stream(w http.ResponseWriter, r *http.Request) {
 			if !presenter.Load() {
 				return own(reply{Type: "error", ID: m.ID, Error: "only the presenter can end the room"})
 			}
-			go rs.endRoom(lr, own)
+			if ending.CompareAndSwap(false, true) {
+				go func() {
+					defer ending.Store(false)
+					rs.endRoom(lr, own)
+				}()
+			}
 		case "params":
 			if !presenter.Load() {
 				return own(reply{Type: "error", ID: m.ID, Error: errNotPresenter.Msg})
 			}
-			v, err := lr.lab.Parse(m.Query)
-			if err != nil {
-				_, body := statusOf(err)
-				return own(errorReply(m.ID, body))
-			}
-			if _, _, ok := lr.lab.FindStep(m.Step); m.Step != "" && !ok {
-				return own(reply{Type: "error", ID: m.ID, Error: fmt.Sprintf("step %q is not a step of the %s lab's tours", m.Step, lr.lab.Name), Param: "step"})
-			}
-			if err := s.cfg.Hub.CheckBudget(lr.lab, v); err != nil { // refused to the presenter, not to the room
-				_, body := statusOf(err)
-				return own(errorReply(m.ID, body))
-			}
-			offerNewest(lr.changes, change{id: m.ID, reply: own,
-				state: room.State{URL: lr.lab.URL(v), Step: m.Step, Revealed: m.Revealed, RevealOpen: m.RevealOpen}})
+			proposing.Do(func() { go rs.proposing(ctx, lr, client, proposals, own) })
+			offerNewest(proposals, m)
 		}
 		return nil
 	})
@@ -414,6 +431,49 @@ func (rs *roomServer) presenting(ctx context.Context, lr *liveRoom, keys <-chan 
 			rs.becamePresenter(lr)
 		}
 		_ = own(rs.roomReply(lr, true))
+	}
+}
+
+// proposing checks a presenter's changes of lr, the newest first, at most Config.ParamRate a
+// second (as a viewer's own changes are paced) before any is parsed or estimated: a change
+// that is no scenario of the room's lab, names no step of its tours or is over the work
+// budget (estimated as client's, see hub.Hub.Admit) is refused to the presenter, and the room
+// does not move; the others go to the room's loop to be stored (storeChanges).
+func (rs *roomServer) proposing(ctx context.Context, lr *liveRoom, client string, proposals <-chan request, own func(reply) error) {
+	s := rs.s
+	bucket := ratelimit.NewTokenBucket(s.cfg.ParamRate, s.cfg.ParamBurst)
+	for {
+		var m request
+		select {
+		case m = <-proposals:
+		case <-ctx.Done():
+			return
+		}
+		m, ok := paced(s, bucket, proposals, m, ctx.Done(), nil)
+		if !ok {
+			return
+		}
+		v, err := lr.lab.Parse(m.Query)
+		if err == nil {
+			if _, _, ok := lr.lab.FindStep(m.Step); m.Step != "" && !ok {
+				err = &param.Error{Param: "step", Msg: fmt.Sprintf("step %q is not a step of the %s lab's tours", m.Step, lr.lab.Name)}
+			}
+		}
+		if err == nil {
+			err = s.cfg.Hub.Admit(ctx, client, lr.lab, v) // refused to the presenter, not to the room
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			_, body := statusOf(err)
+			if own(errorReply(m.ID, body)) != nil {
+				return
+			}
+			continue
+		}
+		offerNewest(lr.changes, change{id: m.ID, reply: own,
+			state: room.State{URL: lr.lab.URL(v), Step: m.Step, Revealed: m.Revealed, RevealOpen: m.RevealOpen}})
 	}
 }
 
@@ -494,7 +554,7 @@ func (rs *roomServer) join(rm room.Room) *liveRoom {
 	}
 	lr.b.setRoom(rs.roomReply(lr, false))
 	lr.d = rs.s.newDriver(ctx, l, lr.b.publish)
-	lr.d.client = "room " + rm.Code // a room's runs are the room's, whoever joined first
+	lr.d.client = rm.Owner // a room's runs are charged to the address that made it (hub's "Fair slots")
 	lr.d.offer(request{Type: "params", ID: rm.Version, Query: v.Encode()})
 	go lr.d.serve()
 	go rs.watch(ctx, lr, watch)
@@ -755,13 +815,16 @@ func (rs *roomServer) qr(w http.ResponseWriter, r *http.Request) {
 }
 
 // joinLink returns the absolute join link of a room for its QR code, on the host the request
-// names. The Host header has passed checkHost (an allowed name, or an address), but its port
-// has not: a port that is not one, or a name longer than DNS allows, is refused (400) rather
-// than encoded — the QR code is what a class will scan.
+// names, written afresh from its name and port: a Host with an empty port ("127.0.0.1:") is
+// encoded without the colon, as a browser writes it. The Host header has passed checkHost (an
+// allowed name, or an address), but its port has not: a port that is not one, or a name longer
+// than DNS allows, is refused (400) rather than encoded — the QR code is what a class will scan.
 func joinLink(r *http.Request, code string) (string, error) {
 	host, port := r.Host, ""
 	if h, p, err := net.SplitHostPort(r.Host); err == nil {
 		host, port = h, p
+	} else {
+		host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
 	}
 	if n, err := strconv.ParseUint(port, 10, 16); port != "" && (err != nil || n == 0) {
 		return "", &param.Error{Param: "Host", Msg: fmt.Sprintf("the Host header's port %q is not a port number (1 to 65535)", clip(port))}
@@ -773,5 +836,11 @@ func joinLink(r *http.Request, code string) (string, error) {
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	return (&url.URL{Scheme: scheme, Host: r.Host, Path: "/join/" + code}).String(), nil
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]" // an IPv6 address
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	return (&url.URL{Scheme: scheme, Host: host, Path: "/join/" + code}).String(), nil
 }

@@ -53,6 +53,13 @@ type Config struct {
 	PingInterval time.Duration // how often streams are pinged (default 20s)
 	WriteTimeout time.Duration // longest a frame write may block (default 10s)
 	IdleTimeout  time.Duration // a stream with no request for this long is closed (default 30m)
+	// MaxStreams is the most streams, labs' and rooms', open at once (default
+	// DefaultMaxStreams; keep it well under the process's descriptor limit), and
+	// MaxClientStreams the most one client (see clientOf) may hold (default
+	// DefaultMaxClientStreams). A stream beyond them is refused before the upgrade, 503 and
+	// 429, with Retry-After.
+	MaxStreams       int
+	MaxClientStreams int
 
 	// Rooms keeps the rooms of live sessions (default: in this process's memory); Replica
 	// names this server among the replicas sharing it (default: random).
@@ -77,6 +84,7 @@ type Server struct {
 	static *staticFiles
 
 	rooms    *roomServer
+	open     *openStreams // the streams open, in all and by client
 	previews previews // drawn at start-up (WarmPreviews)
 
 	draining atomic.Bool
@@ -121,6 +129,12 @@ func New(cfg Config) *Server {
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = 30 * time.Minute
 	}
+	if cfg.MaxStreams <= 0 {
+		cfg.MaxStreams = DefaultMaxStreams
+	}
+	if cfg.MaxClientStreams <= 0 {
+		cfg.MaxClientStreams = DefaultMaxClientStreams
+	}
 	if cfg.Metrics == nil {
 		cfg.Metrics = NewMetrics(prometheus.NewRegistry())
 	}
@@ -139,6 +153,7 @@ func New(cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, log: cfg.Log, drain: make(chan struct{}), stop: make(chan struct{}), metrics: cfg.Metrics, static: static}
 	s.drainCtx, s.drained = context.WithCancel(context.Background())
+	s.open = newOpenStreams(cfg.MaxStreams, cfg.MaxClientStreams)
 	s.rooms = newRoomServer(s, cfg.Rooms, cfg.Replica)
 	s.metrics.watch(cfg.Hub)
 	s.router = s.routes()

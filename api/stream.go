@@ -132,6 +132,12 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	release, err := s.open.open(clientOf(r))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	defer release()
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{
 		InsecureSkipVerify: true, // the origin is checked above
 		// Frames are JSON full of similar numbers: deflate shrinks them several times. Without
@@ -399,7 +405,7 @@ func (d *driver) run(req request, busyTry *int, jitter *rand.Rand) (*request, er
 		if s.draining.Load() {
 			return nil, errDrained
 		}
-		sub, err = s.cfg.Hub.SubscribeFor(d.client, l, v)
+		sub, err = s.cfg.Hub.SubscribeFor(d.ctx, d.client, l, v)
 		if err == nil {
 			*busyTry = 0
 			break

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/resilience-playground/playground/hub"
 	"github.com/resilience-playground/playground/lab/labtest"
+	"github.com/resilience-playground/playground/param"
 )
 
 // heavy is the query of the i-th heavy scenario of a test: a gated run never stepped, so it
@@ -20,7 +23,7 @@ func heavy(i int) string { return fmt.Sprintf("n=%d&steps=1000", 1000+i) }
 func subscribeAll(tb testing.TB, h *hub.Hub, g *labtest.Gated, client string, qs ...string) (held []*hub.Sub, busy int) {
 	tb.Helper()
 	for _, q := range qs {
-		s, err := h.SubscribeFor(client, g.Lab, values(tb, g.Lab, q))
+		s, err := h.SubscribeFor(context.Background(), client, g.Lab, values(tb, g.Lab, q))
 		switch {
 		case errors.Is(err, hub.ErrBusy):
 			busy++
@@ -154,6 +157,150 @@ func TestJoiningTakesNoSlot(t *testing.T) {
 		ctx := context.Background()
 		if _, err := h.ResultFor(ctx, "c", g.Lab, values(t, g.Lab, "n=9")); !errors.Is(err, hub.ErrBusy) {
 			t.Errorf("ResultFor on a full hub: %v, want ErrBusy", err)
+		}
+	})
+}
+
+// TestFewClientsCannotFillEverySlot: the slots kept free are a server-wide invariant, not a
+// share per client (issue 33: each client took two slots unconditionally, so four clients
+// filled all eight). Four clients asking for two heavy runs each get seven slots between them;
+// the eighth goes to a client holding none.
+func TestFewClientsCannotFillEverySlot(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := labtest.NewGated("fake", true)
+		h := MustOpenHub(t, hub.Config{MaxRuns: 8}) // Share 2
+		got := 0
+		for i, c := range []string{"a", "b", "c", "d"} {
+			held, _ := subscribeAll(t, h, g, c, heavy(2*i), heavy(2*i+1))
+			got += len(held)
+		}
+		if got != 7 {
+			t.Fatalf("four clients asking for two runs each hold %d of 8 slots, want 7: once a client holds one, two stay free", got)
+		}
+		if _, busy := subscribeAll(t, h, g, "a", heavy(100)); busy != 1 {
+			t.Error("a client holding two runs took a slot of the two kept free")
+		}
+		if _, busy := subscribeAll(t, h, g, "e", "n=1"); busy != 0 {
+			t.Error("a client holding none was refused the slot kept free")
+		}
+	})
+}
+
+// TestNewClientGetsTheNextSlot: with every slot held by a different client (eight addresses,
+// one run each), a new client told busy keeps its turn: the next slot freed is its own, not
+// the client's whose run just ended and who asks again at once, nor any other client's that
+// has held a slot; a second newcomer comes after it. A turn not taken passes after
+// Config.Turn.
+func TestNewClientGetsTheNextSlot(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := labtest.NewGated("fake", true)
+		h := MustOpenHub(t, hub.Config{MaxRuns: 8})
+		var held []*hub.Sub
+		for i := range 8 {
+			s, _ := subscribeAll(t, h, g, fmt.Sprintf("198.51.100.%d", i), heavy(i))
+			held = append(held, s...)
+		}
+		if len(held) != 8 {
+			t.Fatalf("eight clients hold %d runs, want 8", len(held))
+		}
+		if _, busy := subscribeAll(t, h, g, "new", "n=1"); busy != 1 {
+			t.Fatal("a ninth run was admitted on eight slots")
+		}
+		time.Sleep(time.Second) // a second newcomer, later
+		if _, busy := subscribeAll(t, h, g, "newer", "n=2"); busy != 1 {
+			t.Fatal("a tenth run was admitted on eight slots")
+		}
+		held[0].Close() // client 0's run ends, and it asks again at once
+		if _, busy := subscribeAll(t, h, g, "198.51.100.0", heavy(10)); busy != 1 {
+			t.Error("the client whose run ended took the slot back ahead of the waiting newcomer")
+		}
+		if _, busy := subscribeAll(t, h, g, "newer", "n=2"); busy != 1 {
+			t.Error("the later newcomer took the slot ahead of the first")
+		}
+		if _, busy := subscribeAll(t, h, g, "new", "n=1"); busy != 0 {
+			t.Error("the newcomer was refused the slot freed while it waited")
+		}
+		held[1].Close()
+		if _, busy := subscribeAll(t, h, g, "newer", "n=2"); busy != 0 {
+			t.Error("the second newcomer was refused the next slot")
+		}
+		// A turn not taken passes: the client whose slot went to a newcomer waits in turn too.
+		held[2].Close()
+		time.Sleep(hub.DefaultTurn + time.Second)
+		if _, busy := subscribeAll(t, h, g, "198.51.100.1", heavy(11)); busy != 0 {
+			t.Error("a free slot was kept for a turn that had passed")
+		}
+	})
+}
+
+// TestAdmitFairly: the budget's verdicts are kept by canonical URL — a scenario refused, or
+// admitted, is estimated once however often it is asked for — and a client's estimates run
+// one at a time, while another client's run beside them.
+func TestAdmitFairly(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := labtest.NewGated("fake", false)
+		var (
+			estimates atomic.Int32
+			inCost    atomic.Int32
+			most      atomic.Int32
+			block     = make(chan struct{})
+		)
+		cost := g.Lab.Cost
+		g.Lab.Cost = func(v param.Values) int64 {
+			estimates.Add(1)
+			n := inCost.Add(1)
+			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+			}
+			if v.Int("steps") == 7 {
+				<-block
+			}
+			inCost.Add(-1)
+			return cost(v)
+		}
+		h := MustOpenHub(t, hub.Config{MaxRuns: 8, Budget: 100, CPUs: 4})
+		ctx := context.Background()
+		first := int32(-1)
+		for range 10 {
+			var pe *param.Error
+			if err := h.Admit(ctx, "a", g.Lab, values(t, g.Lab, "n=500")); !errors.As(err, &pe) || pe.Param != "n" {
+				t.Fatalf("Admit over budget: %v", err)
+			}
+			pe.Param = "changed by a caller"
+			if first < 0 {
+				first = estimates.Load() // the refusal's own and those finding a value that fits
+			}
+		}
+		for range 10 {
+			if err := h.Admit(ctx, "b", g.Lab, values(t, g.Lab, "n=5")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := estimates.Load(); n != first+1 {
+			t.Errorf("20 admissions of two scenarios computed %d estimates, want %d: those of the first of each", n, first+1)
+		}
+		var pe *param.Error
+		if err := h.Admit(ctx, "c", g.Lab, values(t, g.Lab, "n=500")); !errors.As(err, &pe) || pe.Param != "n" {
+			t.Errorf("a refusal kept was changed by the caller it was handed to: %v", err)
+		}
+
+		// Client a's estimates one at a time; b's beside them.
+		errs := make(chan error, 3)
+		for _, q := range []string{"n=6&steps=7", "n=7&steps=7"} {
+			go func() { errs <- h.Admit(ctx, "a", g.Lab, values(t, g.Lab, q)) }()
+		}
+		go func() { errs <- h.Admit(ctx, "b", g.Lab, values(t, g.Lab, "n=8&steps=7")) }()
+		synctest.Wait()
+		if n := inCost.Load(); n != 2 {
+			t.Errorf("%d estimates in flight, want 2: one of a's, one of b's", n)
+		}
+		close(block)
+		for range 3 {
+			if err := <-errs; err != nil {
+				t.Error(err)
+			}
+		}
+		if n := most.Load(); n != 2 {
+			t.Errorf("at most %d estimates computed at once, want 2", n)
 		}
 	})
 }

@@ -14,21 +14,37 @@
 // # Fair slots
 //
 // A new run is owned by the client that starts it ([Hub.SubscribeFor]; the API names a client
-// by its remote address, a room by its code); viewers joining a run in flight or a cached
-// result take no slot. One client may not hold every slot: with Config.Share slots (default a
-// quarter of MaxRuns, none below four slots), a client holding fewer than Share runs may take
-// any free slot, but one holding Share or more may take another only while Share slots stay
-// free after it. So however many heavy runs one client asks for at once — over many
-// connections; one connection holds one run at a time — it holds at most MaxRuns−Share
-// slots, and the next client's scenario finds a free slot at once instead of waiting for a
-// heavy run to end; yet a client alone on the server may use every slot but Share. Runs asked
-// for on behalf of no client (the empty name: the CLI, tests, requests not over IP) are
-// admitted whenever a slot is free.
+// by its remote address, and a room's runs by the address that created the room); viewers
+// joining a run in flight or a cached result take no slot. Two rules keep slots for a client
+// that holds none, whatever the number of runs, rooms or addresses asking:
+//
+//   - Free capacity is a server-wide invariant: a client holding no slot may take any free
+//     slot, but one holding a slot takes another only while Config.Share slots (default a
+//     quarter of MaxRuns, none below four slots) stay free after it. So however many runs one
+//     client asks for at once — over many connections, through many rooms — it holds at most
+//     MaxRuns−Share slots, and the next client's scenario finds a free slot at once; yet a
+//     client alone on the server may use every slot but Share.
+//   - Turns: a client holding no slot that finds none free is told ErrBusy and keeps its turn
+//     for Config.Turn (it retries within a second or so): a slot freed meanwhile goes to the
+//     waiting client whose turn comes first — the one that held a slot least recently (never,
+//     for a new address), then the one waiting longest — and no other client, waiting or
+//     not, takes it from that client. A client whose run has just ended asks again behind a
+//     new address, not ahead of it. So once the addresses asking have each held a slot (any
+//     number of them, each holding one), a new address gets the next slot to be freed: its
+//     wait is bounded by the runs in flight — each within the work budget and Config.MaxRunCPU
+//     — not by how many ask.
+//
+// Runs asked for on behalf of no client (the empty name: the CLI, tests, requests not over IP)
+// are admitted whenever a slot is free. A negative Share turns both rules off.
 //
 // # Fairness
 //
 // Runs do not compute on their own goroutines at will: their work (engine.Trials,
 // engine.Pace) asks the hub for a CPU a quantum (engine.Quantum, a few milliseconds) at a time.
+// Admission estimates too ([Hub.Admit]): they run on the hub's CPUs as their client's work,
+// one at a time per client, on at most half the CPUs at once, and their verdicts are kept by
+// canonical URL, so that a client sending scenarios that are refused — or merely costly to
+// estimate — spends its own share and slows no one else's run.
 // The hub has CPUs quanta to give — one per CPU — and gives each free one to the waiting run
 // that has computed least so far (least attained service). A viewer's new scenario therefore
 // gets the CPUs within a quantum of asking and finishes in about the time it takes on an idle
@@ -65,10 +81,13 @@ var (
 // Config sizes a Hub.
 type Config struct {
 	MaxRuns int // runs at once; at least 1
-	// Share is the slots one client may hold whatever the others do, and the slots kept free
-	// for others once it holds more (see "Fair slots"); default MaxRuns/4. Negative: no
-	// fairness, any client may take every slot.
-	Share     int
+	// Share is the slots kept free for clients that hold none: a client holding a slot takes
+	// another only while Share slots stay free after it (see "Fair slots"); default
+	// MaxRuns/4. Negative: no fairness, any client may take every slot.
+	Share int
+	// Turn is how long a client holding no slot, refused for want of one, keeps its turn for
+	// the next slot freed (see "Fair slots"); default DefaultTurn.
+	Turn      time.Duration
 	CPUs      int           // quanta of computing at once; default GOMAXPROCS
 	MaxRunCPU time.Duration // computing time one run may use; 0 means no limit
 	Budget    int64         // work units (lab.Lab.Cost) one run may need; 0 means no limit
@@ -96,7 +115,9 @@ type Hub struct {
 	active   int                    // runs whose goroutine has not ended, joinable or cancelled
 	slots    int                    // slots taken
 	held     map[string]int         // slots taken by each named client
+	turns    turns                  // clients holding none waiting for a slot, and when each last held one
 	results  *lab.Cache[lab.Update] // finished results by key; nil when CacheSize ≤ 0
+	admit    admission              // the budget's verdicts and the estimates computing them
 	draining bool
 	idle     *sync.Cond // signalled when active falls to 0
 }
@@ -121,15 +142,20 @@ func New(cfg Config) *Hub {
 	if cfg.Share == 0 {
 		cfg.Share = cfg.MaxRuns / 4
 	}
+	if cfg.Turn <= 0 {
+		cfg.Turn = DefaultTurn
+	}
+	if cfg.CacheBytes <= 0 {
+		cfg.CacheBytes = DefaultCacheBytes
+	}
 	h := &Hub{
 		cfg:  cfg,
 		cpus: newCPUs(cfg.CPUs),
 		held: map[string]int{},
 		runs: map[string]*run{},
 	}
-	if cfg.CacheBytes <= 0 {
-		cfg.CacheBytes = DefaultCacheBytes
-	}
+	h.turns.init(cfg.Turn)
+	h.admit.init(h.cpus, cfg.CPUs, cfg.WallClock)
 	if cfg.CacheSize > 0 {
 		h.results = lab.NewWeighedCache(cfg.CacheSize, cfg.CacheBytes, jsonSize)
 	}
@@ -137,56 +163,53 @@ func New(cfg Config) *Hub {
 	return h
 }
 
-// CheckBudget returns the *param.Error a subscription to scenario v of l would fail with for
-// being over the hub's work budget, or nil: for those who accept a scenario now to run it
-// later (a room).
-func (h *Hub) CheckBudget(l *lab.Lab, v param.Values) error { return l.CheckBudget(v, h.cfg.Budget) }
+// DefaultTurn is Config.Turn's default: longer than a stream waits between two retries when
+// told busy (at most about a second), so that a waiting viewer is back before its turn passes.
+const DefaultTurn = 3 * time.Second
 
 // Key returns the key a scenario is shared and cached under.
 func Key(l *lab.Lab, v param.Values) string { return l.URL(v) }
 
 // Subscribe returns a subscription to scenario v of l on behalf of no client in particular:
-// SubscribeFor with the empty client.
+// SubscribeFor with the empty client and no deadline.
 func (h *Hub) Subscribe(l *lab.Lab, v param.Values) (*Sub, error) {
-	return h.SubscribeFor("", l, v)
+	return h.SubscribeFor(context.Background(), "", l, v)
 }
 
 // SubscribeFor returns a subscription to scenario v of l: a cached result, the run in flight,
-// or a new run owned by client (see "Fair slots"). It fails with a *param.Error when the
-// scenario is over budget, ErrBusy when no slot is free for client, or ErrDraining.
-func (h *Hub) SubscribeFor(client string, l *lab.Lab, v param.Values) (*Sub, error) {
-	if err := h.CheckBudget(l, v); err != nil {
+// or a new run owned by client (see "Fair slots") once the scenario is admitted ([Hub.Admit]).
+// It fails with a *param.Error when the scenario is over budget, ErrBusy when no slot is free
+// for client, ErrDraining, or ctx's error when ctx ends while its estimate waits.
+func (h *Hub) SubscribeFor(ctx context.Context, client string, l *lab.Lab, v param.Values) (*Sub, error) {
+	key := Key(l, v)
+	h.mu.Lock()
+	s, ok := h.join(key)
+	h.mu.Unlock()
+	if ok {
+		return s, nil // a cached result or a run in flight was admitted when it started
+	}
+	if err := h.Admit(ctx, client, l, v); err != nil {
 		return nil, err
 	}
-	key := Key(l, v)
-	s := &Sub{hub: h, wake: make(chan struct{}, 1)}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if state, ok := h.cached(key); ok {
-		s.pending.Merge(state)
-		s.done = true
-		s.signal()
-		return s, nil
-	}
-	if r, ok := h.runs[key]; ok {
-		s.run = r
-		s.pending.Merge(r.state)
-		r.subs[s] = struct{}{}
-		if !s.pending.Empty() {
-			s.signal()
-		}
+	if s, ok := h.join(key); ok {
 		return s, nil
 	}
 	if h.draining {
 		return nil, ErrDraining
 	}
-	if !h.admits(client) {
+	now := time.Now()
+	if !h.admits(client, now) {
+		h.turns.refused(client, h.held[client], now)
 		return nil, ErrBusy
 	}
 	h.slots++
 	if client != "" {
 		h.held[client]++
+		h.turns.took(client)
 	}
+	s = &Sub{hub: h, wake: make(chan struct{}, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	ctx = engine.WithPacer(ctx, &share{cpus: h.cpus, limit: h.cfg.MaxRunCPU, wall: h.cfg.WallClock})
 	r := &run{key: key, subs: map[*Sub]struct{}{s: {}}, cancel: cancel, slot: true, client: client}
@@ -195,6 +218,29 @@ func (h *Hub) SubscribeFor(client string, l *lab.Lab, v param.Values) (*Sub, err
 	h.active++
 	go h.execute(ctx, r, l, v)
 	return s, nil
+}
+
+// join returns a subscription to the cached result of key or its run in flight, if there is
+// one; h.mu is held.
+func (h *Hub) join(key string) (*Sub, bool) {
+	if state, ok := h.cached(key); ok {
+		s := &Sub{hub: h, wake: make(chan struct{}, 1)}
+		s.pending.Merge(state)
+		s.done = true
+		s.signal()
+		return s, true
+	}
+	r, ok := h.runs[key]
+	if !ok {
+		return nil, false
+	}
+	s := &Sub{hub: h, wake: make(chan struct{}, 1), run: r}
+	s.pending.Merge(r.state)
+	r.subs[s] = struct{}{}
+	if !s.pending.Empty() {
+		s.signal()
+	}
+	return s, true
 }
 
 func (h *Hub) execute(ctx context.Context, r *run, l *lab.Lab, v param.Values) {
@@ -236,16 +282,25 @@ func (h *Hub) execute(ctx context.Context, r *run, l *lab.Lab, v param.Values) {
 	h.mu.Unlock()
 }
 
-// admits reports whether client may take a slot now (see "Fair slots"); h.mu is held.
-func (h *Hub) admits(client string) bool {
+// admits reports whether client may take a slot at now (see "Fair slots"): a free slot that
+// no waiting client whose turn comes first is owed, and, for a client already holding one,
+// Share slots left free after it; h.mu is held.
+func (h *Hub) admits(client string, now time.Time) bool {
 	free := h.cfg.MaxRuns - h.slots
 	switch {
 	case free <= 0:
 		return false
-	case client == "" || h.cfg.Share <= 0 || h.held[client] < h.cfg.Share:
+	case client == "" || h.cfg.Share < 0:
 		return true
 	}
-	return free-1 >= h.cfg.Share
+	need := 1
+	if h.held[client] > 0 {
+		need += h.cfg.Share
+	}
+	if free < need {
+		return false
+	}
+	return need+h.turns.ahead(client, h.held[client] > 0, now, free-need+1) <= free
 }
 
 // freeSlot gives r's slot back, once; h.mu is held.
@@ -258,6 +313,7 @@ func (h *Hub) freeSlot(r *run) {
 	if r.client != "" {
 		if h.held[r.client]--; h.held[r.client] <= 0 {
 			delete(h.held, r.client)
+			h.turns.released(r.client, time.Now())
 		}
 	}
 }
@@ -440,7 +496,7 @@ func (h *Hub) Result(ctx context.Context, l *lab.Lab, v param.Values) (*lab.Resu
 // ResultFor runs scenario v of l through the hub to completion, as a run of client if it
 // starts one, and returns its whole result.
 func (h *Hub) ResultFor(ctx context.Context, client string, l *lab.Lab, v param.Values) (*lab.Result, error) {
-	s, err := h.SubscribeFor(client, l, v)
+	s, err := h.SubscribeFor(ctx, client, l, v)
 	if err != nil {
 		return nil, err
 	}

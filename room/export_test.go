@@ -14,3 +14,6 @@ func (s *Redis) SetTTL(d time.Duration) { s.ttl = d }
 
 // SetClock sets the store's clock (for the counts' leases).
 func (s *Redis) SetClock(now func() time.Time) { s.now = now }
+
+// SetJoinTTL sets how long the store's rooms live until they are joined.
+func (s *Redis) SetJoinTTL(d time.Duration) { s.join = d }

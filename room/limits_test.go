@@ -30,10 +30,16 @@ func TestMemorySweeps(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := room.NewMemory(room.Limits{PerOwner: 1000})
 		defer s.Close()
-		for i := range 1000 {
+		for i := range 1000 { // joined once, then left: each lives TTL
 			mustCreate(t, s, code("AA", i), "flood")
+			if err := s.Touch(context.Background(), code("AA", i), "r1"); err != nil {
+				t.Fatal(err)
+			}
 		}
 		mustCreate(t, s, "KEEP22", "teacher")
+		if err := s.Touch(context.Background(), "KEEP22", "r1"); err != nil {
+			t.Fatal(err)
+		}
 		// The teacher's room has a participant: its server touches it every TTL/8.
 		ctx, stop := context.WithCancel(context.Background())
 		go func() {
@@ -91,10 +97,11 @@ func TestMemorySweeperStops(t *testing.T) {
 	})
 }
 
-// TestLimits: a store keeps at most Limits.Rooms rooms and Limits.PerOwner of one owner's, and
-// frees their places as they expire.
+// TestLimits: a store keeps at most Limits.Rooms rooms, Limits.PerOwner of one owner's and
+// Limits.PerNetwork of one network's (an IPv4 /24, an IPv6 /48), and frees their places as
+// they expire.
 func TestLimits(t *testing.T) {
-	limits := room.Limits{Rooms: 5, PerOwner: 2}
+	limits := room.Limits{Rooms: 5, PerOwner: 2, PerNetwork: 2}
 	check := func(t *testing.T, s room.Store, expire func()) {
 		ctx := context.Background()
 		create := func(code, owner string) error {
@@ -105,8 +112,14 @@ func TestLimits(t *testing.T) {
 		if err := create("AAAAA4", "203.0.113.9"); !errors.Is(err, room.ErrOwnerFull) {
 			t.Errorf("an owner's third room: %v, want ErrOwnerFull", err)
 		}
+		if err := create("AAAAA6", "203.0.113.10"); !errors.Is(err, room.ErrNetworkFull) {
+			t.Errorf("a /24's third room: %v, want ErrNetworkFull", err)
+		}
 		mustCreate(t, s, "BBBBB2", "2001:db8::/64")
-		mustCreate(t, s, "BBBBB3", "2001:db8::/64")
+		mustCreate(t, s, "BBBBB3", "2001:db8:0:1::/64")
+		if err := create("BBBBB4", "2001:db8:0:2::/64"); !errors.Is(err, room.ErrNetworkFull) {
+			t.Errorf("a /48's third room: %v, want ErrNetworkFull", err)
+		}
 		mustCreate(t, s, "CCCCC2", "")
 		if err := create("DDDDD2", "198.51.100.1"); !errors.Is(err, room.ErrFull) {
 			t.Errorf("a sixth room of five: %v, want ErrFull", err)
@@ -116,7 +129,7 @@ func TestLimits(t *testing.T) {
 		}
 		expire()
 		mustCreate(t, s, "AAAAA4", "203.0.113.9")
-		mustCreate(t, s, "AAAAA5", "203.0.113.9")
+		mustCreate(t, s, "AAAAA6", "203.0.113.10")
 		mustCreate(t, s, "DDDDD2", "198.51.100.1")
 	}
 	t.Run("memory", func(t *testing.T) {
@@ -198,4 +211,81 @@ func TestRedactURL(t *testing.T) {
 			t.Errorf("NewRedis(%q): %v — want an error without the password", raw, err)
 		}
 	}
+}
+
+// TestNetworkOf: an owner's network is the /24 of its IPv4 address, the /48 of its IPv6
+// address or prefix; anything else has none.
+func TestNetworkOf(t *testing.T) {
+	for owner, want := range map[string]string{
+		"203.0.113.9":          "203.0.113.0/24",
+		"::ffff:203.0.113.9":   "203.0.113.0/24",
+		"2001:db8:1:2::/64":    "2001:db8:1::/48",
+		"2001:db8:1:2::7":      "2001:db8:1::/48",
+		"2001:db8::/32":        "2001:db8::/32",
+		"":                     "",
+		"room ABCDEF":          "",
+		"198.51.100.7:1000":    "",
+		"2001:db8:ffff:1::/64": "2001:db8:ffff::/48",
+	} {
+		if got := room.NetworkOf(owner); got != want {
+			t.Errorf("NetworkOf(%q) = %q, want %q", owner, got, want)
+		}
+	}
+}
+
+// TestUnjoinedRoomsExpireSoon: a room nobody joins lives JoinTTL, not TTL (issue 33: a flood
+// of rooms never joined kept teachers out for the TTL), and frees its owner's place; a room a
+// server watches or touches for a participant lives TTL from its last activity. The store
+// tells whoever asks for the room who created it.
+func TestUnjoinedRoomsExpireSoon(t *testing.T) {
+	check := func(t *testing.T, s room.Store, jttl time.Duration, sleep func(time.Duration)) {
+		ctx := context.Background()
+		mustCreate(t, s, "AAAAA2", "203.0.113.9")
+		mustCreate(t, s, "BBBBB2", "203.0.113.9")
+		mustCreate(t, s, "CCCCC2", "203.0.113.9")
+		if rm, err := s.Get(ctx, "AAAAA2"); err != nil || rm.Owner != "203.0.113.9" {
+			t.Errorf("Get: %+v, %v; want the owner 203.0.113.9", rm, err)
+		}
+		watchCtx, stop := context.WithCancel(ctx)
+		defer stop()
+		if _, err := s.Watch(watchCtx, "BBBBB2"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Touch(ctx, "CCCCC2", "r1"); err != nil {
+			t.Fatal(err)
+		}
+		sleep(jttl + jttl/2)
+		if _, err := s.Get(ctx, "AAAAA2"); !errors.Is(err, room.ErrNotFound) {
+			t.Errorf("a room nobody joined, after JoinTTL: %v, want ErrNotFound", err)
+		}
+		for _, c := range []string{"BBBBB2", "CCCCC2"} {
+			if _, err := s.Get(ctx, c); err != nil {
+				t.Errorf("a joined room after JoinTTL: %v", err)
+			}
+		}
+		mustCreate(t, s, "AAAAA3", "203.0.113.9") // the owner's place is free again
+	}
+	t.Run("memory", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			s := room.NewMemory(room.Limits{PerOwner: 3})
+			defer s.Close()
+			check(t, s, room.JoinTTL, time.Sleep)
+			time.Sleep(room.SweepEvery)
+			synctest.Wait()
+			if n := s.Held(); n != 3 {
+				t.Errorf("%d rooms held, want 3: the unjoined one swept", n)
+			}
+		})
+	})
+	t.Run("redis", func(t *testing.T) {
+		s, err := room.NewRedis(context.Background(), roomtest.MustStartRedis(t), room.Limits{PerOwner: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		s.SetTTL(time.Hour)
+		s.SetJoinTTL(400 * time.Millisecond)
+		// Expiry is Redis's business; the test waits it out.
+		check(t, s, 400*time.Millisecond, time.Sleep)
+	})
 }

@@ -6,13 +6,15 @@ import (
 	"time"
 )
 
-// Memory is a Store in this process's memory, for a single server. Rooms past their TTL are
-// forgotten as they are looked up, and swept away every SweepEvery while the store keeps any,
-// on the clock of package time (a synctest bubble's, in tests).
+// Memory is a Store in this process's memory, for a single server. Rooms past their TTL (a
+// room nobody joined, past JoinTTL) are forgotten as they are looked up, and swept away every
+// SweepEvery while the store keeps any, on the clock of package time (a synctest bubble's, in
+// tests).
 type Memory struct {
 	mu       sync.Mutex
 	rooms    map[string]*memRoom
 	owners   map[string]int // live rooms by owner
+	networks map[string]int // live rooms by owner's network (NetworkOf)
 	now      func() time.Time
 	ttl      time.Duration
 	limits   Limits
@@ -25,16 +27,17 @@ type memRoom struct {
 	Room
 	keyHash    string
 	owner      string
+	joined     bool // a server has watched or touched it for a participant
 	followers  map[string]int
 	presenters map[string]int
 }
 
 // SweepEvery is how often the memory store forgets rooms past their TTL.
-const SweepEvery = TTL / 16
+const SweepEvery = JoinTTL / 2
 
 // NewMemory returns an empty in-memory store within limits.
 func NewMemory(limits Limits) *Memory {
-	return &Memory{rooms: map[string]*memRoom{}, owners: map[string]int{}, watchers: map[string]map[chan Room]struct{}{},
+	return &Memory{rooms: map[string]*memRoom{}, owners: map[string]int{}, networks: map[string]int{}, watchers: map[string]map[chan Room]struct{}{},
 		now: time.Now, ttl: TTL, limits: limits.withDefaults()}
 }
 
@@ -48,7 +51,13 @@ func (m *Memory) get(code string) (*memRoom, bool) {
 	return r, ok
 }
 
-func (m *Memory) expired(r *memRoom, now time.Time) bool { return now.Sub(r.Active) > m.ttl }
+func (m *Memory) expired(r *memRoom, now time.Time) bool {
+	ttl := m.ttl
+	if !r.joined {
+		ttl = min(ttl, JoinTTL)
+	}
+	return now.Sub(r.Active) > ttl
+}
 
 // remove forgets a room, ending its watchers; m.mu is held.
 func (m *Memory) remove(code string, r *memRoom) {
@@ -56,6 +65,11 @@ func (m *Memory) remove(code string, r *memRoom) {
 	if r.owner != "" {
 		if m.owners[r.owner]--; m.owners[r.owner] <= 0 {
 			delete(m.owners, r.owner)
+		}
+	}
+	if n := NetworkOf(r.owner); n != "" {
+		if m.networks[n]--; m.networks[n] <= 0 {
+			delete(m.networks, n)
 		}
 	}
 	for c := range m.watchers[code] {
@@ -93,19 +107,31 @@ func (m *Memory) Create(_ context.Context, r Room, keyHash, owner string) error 
 	if _, ok := m.get(r.Code); ok {
 		return ErrExists
 	}
-	if len(m.rooms) >= m.limits.Rooms || (owner != "" && m.owners[owner] >= m.limits.PerOwner) {
+	network := NetworkOf(owner)
+	full := func() error {
+		switch {
+		case len(m.rooms) >= m.limits.Rooms:
+			return ErrFull
+		case owner != "" && m.owners[owner] >= m.limits.PerOwner:
+			return ErrOwnerFull
+		case network != "" && m.networks[network] >= m.limits.PerNetwork:
+			return ErrNetworkFull
+		}
+		return nil
+	}
+	if full() != nil {
 		m.sweep() // what counts is live rooms
+		if err := full(); err != nil {
+			return err
+		}
 	}
-	switch {
-	case len(m.rooms) >= m.limits.Rooms:
-		return ErrFull
-	case owner != "" && m.owners[owner] >= m.limits.PerOwner:
-		return ErrOwnerFull
-	}
-	r.Active = m.now()
+	r.Active, r.Owner = m.now(), owner
 	m.rooms[r.Code] = &memRoom{Room: r, keyHash: keyHash, owner: owner, followers: map[string]int{}, presenters: map[string]int{}}
 	if owner != "" {
 		m.owners[owner]++
+	}
+	if network != "" {
+		m.networks[network]++
 	}
 	if m.sweeper == nil && !m.closed {
 		m.sweeper = time.AfterFunc(SweepEvery, m.tick)
@@ -132,6 +158,7 @@ func (m *Memory) Present(_ context.Context, code, key string) (bool, error) {
 	if !ok {
 		return false, ErrNotFound
 	}
+	r.joined = true
 	return keyMatches(key, r.keyHash), nil
 }
 
@@ -143,7 +170,7 @@ func (m *Memory) Update(_ context.Context, code string, s State) (Room, error) {
 	if !ok {
 		return Room{}, ErrNotFound
 	}
-	r.URL, r.Step, r.Revealed, r.RevealOpen, r.Active = s.URL, s.Step, s.Revealed, s.RevealOpen, m.now()
+	r.URL, r.Step, r.Revealed, r.RevealOpen, r.Active, r.joined = s.URL, s.Step, s.Revealed, s.RevealOpen, m.now(), true
 	r.Version++
 	m.notify(code, r.Room)
 	return r.Room, nil
@@ -158,7 +185,7 @@ func (m *Memory) Touch(_ context.Context, code, _ string) error {
 	if !ok {
 		return ErrNotFound
 	}
-	r.Active = m.now()
+	r.Active, r.joined = m.now(), true
 	return nil
 }
 
@@ -166,8 +193,12 @@ func (m *Memory) Touch(_ context.Context, code, _ string) error {
 func (m *Memory) Watch(ctx context.Context, code string) (<-chan Room, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, ok := m.get(code); !ok {
+	r, ok := m.get(code)
+	if !ok {
 		return nil, ErrNotFound
+	}
+	if !r.joined { // its first participant: it lives TTL from now
+		r.Active, r.joined = m.now(), true
 	}
 	c := make(chan Room, 1)
 	if m.watchers[code] == nil {

@@ -17,10 +17,11 @@ import (
 // server. A room is a hash (playground:room:CODE: lab, url, step, revealed, reveal_open,
 // version, active, key — the presenter key's hash) and hashes of follower and presenter counts
 // by replica (playground:room:CODE:followers, …:presenters), all expiring after TTL without
-// activity; changes are published, as the room's JSON, on the channel playground:room:CODE,
-// and a room's end as {"code", "ended": true}. The live rooms are
-// counted for Limits in sorted sets of codes by expiry time, all rooms
-// (playground:rooms) and each owner's (playground:owner:OWNER), trimmed as rooms are created.
+// activity (JoinTTL until a server watches or touches the room); changes are published, as
+// the room's JSON, on the channel playground:room:CODE, and a room's end as {"code", "ended":
+// true}. The live rooms are counted for Limits in sorted sets of codes by expiry time, all
+// rooms (playground:rooms), each owner's (playground:owner:OWNER) and each network's
+// (playground:network:NETWORK), trimmed as rooms are created.
 //
 // A server's follower and presenter counts (a hash field per server, "n:expiry") count for
 // [CountLease] after the server last recorded or renewed them ([Redis.Touch]): a server that
@@ -29,6 +30,7 @@ import (
 type Redis struct {
 	c      *redis.Client
 	ttl    time.Duration
+	join   time.Duration // JoinTTL
 	lease  time.Duration
 	now    func() time.Time
 	limits Limits
@@ -52,7 +54,7 @@ func NewRedis(ctx context.Context, url string, limits Limits) (*Redis, error) {
 		c.Close()
 		return nil, fmt.Errorf("room: redis at %s: %w", opts.Addr, err)
 	}
-	return &Redis{c: c, ttl: TTL, lease: CountLease, now: time.Now, limits: limits.withDefaults()}, nil
+	return &Redis{c: c, ttl: TTL, join: JoinTTL, lease: CountLease, now: time.Now, limits: limits.withDefaults()}, nil
 }
 
 // SetCountLease sets how long the counts a server records count without renewal (default
@@ -61,7 +63,10 @@ func (s *Redis) SetCountLease(d time.Duration) { s.lease = d }
 
 func roomKey(code string) string      { return "playground:room:" + code }
 func followersKey(code string) string { return "playground:room:" + code + ":followers" }
-func ownerKey(owner string) string    { return "playground:owner:" + owner }
+func ownerKey(owner string) string    { return ownerPrefix + owner }
+func networkKey(n string) string       { return "playground:network:" + n }
+
+const ownerPrefix = "playground:owner:"
 func presentersKey(code string) string {
 	return "playground:room:" + code + ":presenters"
 }
@@ -73,36 +78,46 @@ func keysOf(code string) []string {
 
 const roomsKey = "playground:rooms"
 
-// createScript: KEYS room, all rooms, the owner's rooms ("" when none); ARGV lab, url, step,
-// now (ms), key hash, TTL (ms), code, most rooms, most per owner. It answers 1 (created),
-// 0 (the code is taken), -1 (full), -2 (the owner's rooms full).
+// createScript: KEYS room, all rooms, the owner's rooms and the owner's network's ("" when
+// none); ARGV lab, url, step, now (ms), key hash, JoinTTL (ms), code, most rooms, most per
+// owner, most per network. It answers 1 (created), 0 (the code is taken), -1 (full), -2 (the
+// owner's rooms full), -3 (the network's rooms full).
 var createScript = redis.NewScript(`
 if redis.call("EXISTS", KEYS[1]) == 1 then return 0 end
 local now = tonumber(ARGV[4])
 redis.call("ZREMRANGEBYSCORE", KEYS[2], "-inf", now)
 if redis.call("ZCARD", KEYS[2]) >= tonumber(ARGV[8]) then return -1 end
-if KEYS[3] ~= "" then
-  redis.call("ZREMRANGEBYSCORE", KEYS[3], "-inf", now)
-  if redis.call("ZCARD", KEYS[3]) >= tonumber(ARGV[9]) then return -2 end
+for i, most in ipairs({ARGV[9], ARGV[10]}) do
+  local k = KEYS[2 + i]
+  if k ~= "" then
+    redis.call("ZREMRANGEBYSCORE", k, "-inf", now)
+    if redis.call("ZCARD", k) >= tonumber(most) then return -1 - i end
+  end
 end
-redis.call("HSET", KEYS[1], "lab", ARGV[1], "url", ARGV[2], "step", ARGV[3], "version", 0, "active", ARGV[4], "key", ARGV[5], "owner", KEYS[3])
+redis.call("HSET", KEYS[1], "lab", ARGV[1], "url", ARGV[2], "step", ARGV[3], "version", 0, "active", ARGV[4], "key", ARGV[5], "owner", KEYS[3], "network", KEYS[4])
 redis.call("PEXPIRE", KEYS[1], ARGV[6])
 local expiry = now + tonumber(ARGV[6])
 redis.call("ZADD", KEYS[2], expiry, ARGV[7])
-if KEYS[3] ~= "" then
-  redis.call("ZADD", KEYS[3], expiry, ARGV[7])
-  redis.call("PEXPIRE", KEYS[3], ARGV[6])
+for i = 3, 4 do
+  if KEYS[i] ~= "" then
+    redis.call("ZADD", KEYS[i], expiry, ARGV[7])
+    redis.call("PEXPIRE", KEYS[i], ARGV[6])
+  end
 end
 return 1`)
 
-// Create stores a new room.
+// Create stores a new room, to live JoinTTL unless a server joins it (Watch, Touch).
 func (s *Redis) Create(ctx context.Context, r Room, keyHash, owner string) error {
-	ok := ""
+	ok, nk := "", ""
 	if owner != "" {
 		ok = ownerKey(owner)
 	}
-	res, err := createScript.Run(ctx, s.c, []string{roomKey(r.Code), roomsKey, ok},
-		r.Lab, r.URL, r.Step, time.Now().UnixMilli(), keyHash, s.ttl.Milliseconds(), r.Code, s.limits.Rooms, s.limits.PerOwner).Int()
+	if n := NetworkOf(owner); n != "" {
+		nk = networkKey(n)
+	}
+	res, err := createScript.Run(ctx, s.c, []string{roomKey(r.Code), roomsKey, ok, nk},
+		r.Lab, r.URL, r.Step, time.Now().UnixMilli(), keyHash, min(s.ttl, s.join).Milliseconds(), r.Code,
+		s.limits.Rooms, s.limits.PerOwner, s.limits.PerNetwork).Int()
 	if err != nil {
 		return unavailable("create", r.Code, err)
 	}
@@ -113,6 +128,8 @@ func (s *Redis) Create(ctx context.Context, r Room, keyHash, owner string) error
 		return ErrFull
 	case -2:
 		return ErrOwnerFull
+	case -3:
+		return ErrNetworkFull
 	}
 	return nil
 }
@@ -135,7 +152,8 @@ func roomOf(code string, m map[string]string, presenters int) (Room, error) {
 	version, _ := strconv.ParseInt(m["version"], 10, 64)
 	active, _ := strconv.ParseInt(m["active"], 10, 64)
 	return Room{Code: code, Lab: m["lab"], URL: m["url"], Step: m["step"], Version: version, Active: time.UnixMilli(active),
-		Revealed: m["revealed"] == "1", RevealOpen: m["reveal_open"] == "1", Presenters: presenters}, nil
+		Revealed: m["revealed"] == "1", RevealOpen: m["reveal_open"] == "1", Presenters: presenters,
+		Owner: strings.TrimPrefix(m["owner"], ownerPrefix)}, nil
 }
 
 // sum adds the counts kept as a hash's values ("n:expiry", expiry in Unix ms) that have not
@@ -188,10 +206,12 @@ redis.call("PEXPIRE", KEYS[2], ARGV[2])
 redis.call("PEXPIRE", KEYS[4], ARGV[2])
 local expiry = tonumber(ARGV[1]) + tonumber(ARGV[2])
 redis.call("ZADD", KEYS[3], "XX", expiry, ARGV[3])
-local owner = redis.call("HGET", KEYS[1], "owner")
-if owner and owner ~= "" then
-  redis.call("ZADD", owner, "XX", expiry, ARGV[3])
-  redis.call("PEXPIRE", owner, ARGV[2])
+for _, f in ipairs({"owner", "network"}) do
+  local k = redis.call("HGET", KEYS[1], f)
+  if k and k ~= "" then
+    redis.call("ZADD", k, "XX", expiry, ARGV[3])
+    redis.call("PEXPIRE", k, ARGV[2])
+  end
 end
 `
 
@@ -292,6 +312,11 @@ func (s *Redis) Touch(ctx context.Context, code, replica string) error {
 	return nil
 }
 
+// joinScript: KEYS and ARGV as keepLua's. It keeps the room alive for TTL (a room is made to
+// live JoinTTL until it is joined) and answers 1, or nil when the room is gone.
+var joinScript = redis.NewScript(keepLua + `
+return 1`)
+
 // watchTimeout bounds the start of a watch: the room's lookup and the subscription.
 const watchTimeout = 5 * time.Second
 
@@ -303,6 +328,12 @@ func (s *Redis) Watch(ctx context.Context, code string) (<-chan Room, error) {
 	defer cancel()
 	if _, err := s.Get(hctx, code); err != nil {
 		return nil, err
+	}
+	// A server watches a room for its first participant here: the room is joined.
+	if err := joinScript.Run(hctx, s.c, keysOf(code), s.now().UnixMilli(), s.ttl.Milliseconds(), code).Err(); errors.Is(err, redis.Nil) {
+		return nil, ErrNotFound
+	} else if err != nil {
+		return nil, unavailable("watch", code, err)
 	}
 	ps := s.c.Subscribe(hctx, roomKey(code))
 	if _, err := ps.Receive(hctx); err != nil { // the subscription is in place
@@ -377,9 +408,11 @@ func (s *Redis) setCount(ctx context.Context, what, key, code, replica string, n
 var endScript = redis.NewScript(`
 local owner = redis.call("HGET", KEYS[1], "owner")
 if not owner then return 0 end
+local network = redis.call("HGET", KEYS[1], "network")
 redis.call("DEL", KEYS[1], KEYS[2], KEYS[3])
 redis.call("ZREM", KEYS[4], ARGV[1])
 if owner ~= "" then redis.call("ZREM", owner, ARGV[1]) end
+if network and network ~= "" then redis.call("ZREM", network, ARGV[1]) end
 redis.call("PUBLISH", KEYS[1], ARGV[2])
 return 1`)
 

@@ -9,8 +9,10 @@
 // of the key is stored. Rooms live in a [Store]: [NewMemory] for one server, [NewRedis] when
 // the playground runs as several replicas behind a load balancer, which then share rooms
 // through Redis (state in a hash, changes on a pub/sub channel). Rooms expire after a period
-// without activity, and the memory store sweeps them away; a store keeps at most
-// Limits.Rooms rooms, and at most Limits.PerOwner of one client's. Nothing is written to disk.
+// without activity ([TTL]) — a room nobody has joined, soon after it was made ([JoinTTL]) — and
+// the memory store sweeps them away; a store keeps at most Limits.Rooms rooms, at most
+// Limits.PerOwner of one client's and Limits.PerNetwork of one network's (an IPv4 /24, an IPv6
+// /48: one attacker's addresses). Nothing is written to disk.
 package room
 
 import (
@@ -21,6 +23,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -34,6 +37,9 @@ var (
 	ErrFull = errors.New("room: the store keeps as many rooms as it may")
 	// ErrOwnerFull refuses a new room when its owner has Limits.PerOwner live rooms.
 	ErrOwnerFull = errors.New("room: the owner has as many open rooms as it may")
+	// ErrNetworkFull refuses a new room when its owner's network has Limits.PerNetwork live
+	// rooms.
+	ErrNetworkFull = errors.New("room: the owner's network has as many open rooms as it may")
 	// ErrUnavailable is wrapped by the errors of a store that did not answer (Redis down,
 	// stalled past the caller's deadline): the room may exist, and the caller may try again.
 	ErrUnavailable = errors.New("room: the store is unavailable")
@@ -48,12 +54,17 @@ type Limits struct {
 	// PerOwner is the most live rooms one owner (a client, as the API names it) may have
 	// created: default 20.
 	PerOwner int
+	// PerNetwork is the most live rooms the owners of one network (see NetworkOf) may have
+	// created between them: default 100. An attacker holding a /24 of IPv4 addresses or a
+	// /48 of IPv6 addresses is one network, not thousands of owners.
+	PerNetwork int
 }
 
 // Default limits.
 const (
-	DefaultRooms    = 10_000
-	DefaultPerOwner = 20
+	DefaultRooms      = 10_000
+	DefaultPerOwner   = 20
+	DefaultPerNetwork = 100
 )
 
 func (l Limits) withDefaults() Limits {
@@ -63,7 +74,36 @@ func (l Limits) withDefaults() Limits {
 	if l.PerOwner <= 0 {
 		l.PerOwner = DefaultPerOwner
 	}
+	if l.PerNetwork <= 0 {
+		l.PerNetwork = DefaultPerNetwork
+	}
 	return l
+}
+
+// NetworkOf returns the network an owner's rooms count against for Limits.PerNetwork: the /24
+// of an IPv4 address, the /48 of an IPv6 address or prefix (the API names an IPv6 client by
+// its /64); "" for an owner that is neither (no network limit).
+func NetworkOf(owner string) string {
+	var p netip.Prefix
+	if a, err := netip.ParseAddr(owner); err == nil {
+		p = netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen())
+	} else if q, err := netip.ParsePrefix(owner); err == nil {
+		p = q
+	} else {
+		return ""
+	}
+	bits := 48
+	if p.Addr().Is4() {
+		bits = 24
+	}
+	if p.Bits() < bits {
+		return p.Masked().String()
+	}
+	n, err := p.Addr().Prefix(bits)
+	if err != nil {
+		return ""
+	}
+	return n.String()
 }
 
 // Room is a room's shared state.
@@ -81,6 +121,9 @@ type Room struct {
 	// Presenters is how many presenter connections the room has, over every server: 0 when
 	// its presenter has gone (closed the page, lost the network).
 	Presenters int `json:"presenters"`
+	// Owner is the client that created the room, as Create was told ("" for none), by Get:
+	// the room's runs are charged to it. Participants are never sent it.
+	Owner string `json:"-"`
 }
 
 // State is what a presenter sets of a room: its scenario, tour step and reveal.
@@ -92,8 +135,9 @@ type State struct {
 // Store keeps rooms and tells servers of their changes.
 type Store interface {
 	// Create stores a new room with the hash of its presenter key (see HashKey), created by
-	// owner ("" for none). It fails with ErrExists if the code is taken, ErrFull or
-	// ErrOwnerFull at the store's Limits.
+	// owner ("" for none). It fails with ErrExists if the code is taken, ErrFull,
+	// ErrOwnerFull or ErrNetworkFull at the store's Limits. The room lives JoinTTL unless
+	// someone joins it (Watch, Touch), then TTL after its last activity.
 	Create(ctx context.Context, r Room, keyHash, owner string) error
 	// Get returns a room, or ErrNotFound.
 	Get(ctx context.Context, code string) (Room, error)
@@ -132,6 +176,12 @@ const CountLease = 30 * time.Second
 // TTL is how long a room lives without activity: no change by its presenter and no server
 // touching it for its participants.
 const TTL = 2 * time.Hour
+
+// JoinTTL is how long a room lives that nobody has joined (no server has watched or touched
+// it): a presenter opens the room's page as the room is made, so a room still unjoined after
+// minutes is not a class's, and must not hold a place under Limits for two hours (issue 33:
+// rooms made in a flood and never joined kept teachers out for as long as their TTL).
+const JoinTTL = 10 * time.Minute
 
 // codeAlphabet has no letters or digits that look alike (0/O, 1/I/L), so a code read off a
 // projector is typed right.

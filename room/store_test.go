@@ -146,6 +146,9 @@ func TestMemoryExpires(t *testing.T) {
 			if err := s.Create(ctx, room.Room{Code: code, Lab: "backoff", URL: "/backoff"}, room.HashKey("k"), ""); err != nil {
 				t.Fatal(err)
 			}
+			if err := s.Touch(ctx, code, "r1"); err != nil { // joined
+				t.Fatal(err)
+			}
 		}
 		time.Sleep(room.TTL - time.Minute)
 		if err := s.Touch(ctx, "BBBBBB", "r1"); err != nil {
