@@ -85,7 +85,7 @@ type Server struct {
 
 	rooms    *roomServer
 	open     *openStreams // the streams open, in all and by client
-	previews previews // drawn at start-up (WarmPreviews)
+	previews previews     // drawn at start-up (WarmPreviews)
 
 	draining atomic.Bool
 	drain    chan struct{}   // closed when draining starts

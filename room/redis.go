@@ -64,9 +64,10 @@ func (s *Redis) SetCountLease(d time.Duration) { s.lease = d }
 func roomKey(code string) string      { return "playground:room:" + code }
 func followersKey(code string) string { return "playground:room:" + code + ":followers" }
 func ownerKey(owner string) string    { return ownerPrefix + owner }
-func networkKey(n string) string       { return "playground:network:" + n }
+func networkKey(n string) string      { return "playground:network:" + n }
 
 const ownerPrefix = "playground:owner:"
+
 func presentersKey(code string) string {
 	return "playground:room:" + code + ":presenters"
 }
