@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/coder/websocket"
 )
@@ -109,4 +111,131 @@ func TestStreamsShareByAddress(t *testing.T) {
 	if r := other.MustNext(); r.Type != "start" {
 		t.Errorf("a stream from another address: %+v, want its run to start at once", r)
 	}
+}
+
+// drain reads c until it ends, so that the server's writes to it never wait (the test network
+// has no buffers); it returns the types of the messages read, closed when c ends.
+func drain(c *websocket.Conn) <-chan string {
+	types := make(chan string, 1<<16)
+	go func() {
+		defer close(types)
+		for {
+			_, b, err := c.Read(context.Background())
+			if err != nil {
+				return
+			}
+			var m struct{ Type string }
+			_ = json.Unmarshal(b, &m)
+			select {
+			case types <- m.Type:
+			default:
+			}
+		}
+	}()
+	return types
+}
+
+// roomFrom creates a room of url from remote and returns its code.
+func (s *Server) roomFrom(tb testing.TB, remote, url string) string {
+	tb.Helper()
+	rec := s.createFrom(tb, remote, url)
+	var c Created
+	if rec.Code != http.StatusCreated || json.Unmarshal(rec.Body.Bytes(), &c) != nil {
+		tb.Fatalf("POST /api/v1/rooms from %s: %d %s", remote, rec.Code, rec.Body)
+	}
+	return c.Code
+}
+
+// streamFrom opens a lab stream from remote.
+func (s *Server) streamFrom(tb testing.TB, remote, labName string) *Stream {
+	tb.Helper()
+	c, _, err := s.DialFrom(tb, remote, "/api/v1/"+labName+"/stream")
+	if err != nil {
+		tb.Fatalf("stream from %s: %v", remote, err)
+	}
+	return &Stream{tb: tb, C: c}
+}
+
+// TestRoomsChargedToTheirCreator: a room's runs are charged to the address that created it
+// (issue 33: each room counted as a client of its own, so one address with a few rooms and
+// two streams kept a viewer of another address waiting 58 s). One address with eight rooms of
+// heavy scenarios, each followed, and four heavy streams of its own holds six of eight slots;
+// a stream from a new address starts its run at once.
+func TestRoomsChargedToTheirCreator(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := MustOpenServer(t, WithMaxRuns(8))
+		const attacker = "198.51.100.7"
+		for i := range 8 {
+			if i == 5 {
+				time.Sleep(30 * time.Second) // five rooms at once, then one every ten seconds
+			}
+			code := srv.roomFrom(t, attacker+":1000", fmt.Sprintf("/gated?n=%d&steps=1000", 100+i))
+			c, _, err := srv.DialFrom(t, fmt.Sprintf("192.0.2.%d:2000", i+1), "/api/v1/rooms/"+code+"/stream")
+			if err != nil {
+				t.Fatal(err)
+			}
+			drain(c)
+		}
+		for i := range 4 {
+			st := srv.streamFrom(t, fmt.Sprintf("%s:%d", attacker, 3000+i), "gated")
+			st.Send(1, fmt.Sprintf("n=%d&steps=1000", 200+i))
+			drain(st.C)
+		}
+		synctest.Wait()
+		if n := srv.Gated.Running(); n != 6 {
+			t.Fatalf("one address's rooms and streams hold %d runs of 8 slots, want 6: two stay free", n)
+		}
+		viewer := srv.streamFrom(t, "203.0.113.9:4000", "gated")
+		viewer.Send(1, "n=1&steps=1000")
+		if r := viewer.MustNext(); r.Type != "start" {
+			t.Errorf("a new address's stream: %+v, want its run to start at once", r)
+		}
+	})
+}
+
+// TestNewAddressGetsTheNextSlot: with every slot held by another address (eight, one run
+// each, each asking again at once when its run ends), a stream from a new address told busy
+// gets the next slot freed, ahead of the address whose run freed it.
+func TestNewAddressGetsTheNextSlot(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := MustOpenServer(t, WithMaxRuns(8))
+		var attackers []*Stream
+		for i := range 8 {
+			st := srv.streamFrom(t, fmt.Sprintf("198.51.100.%d:1000", i+1), "gated")
+			st.Send(1, fmt.Sprintf("n=%d&steps=2", 100+i))
+			if r := st.MustNext(); r.Type != "start" {
+				t.Fatalf("address %d: %+v, want start", i, r)
+			}
+			attackers = append(attackers, st)
+		}
+		viewer := srv.streamFrom(t, "203.0.113.9:4000", "gated")
+		viewer.Send(1, "n=1&steps=1000")
+		if r := viewer.MustNext(); r.Type != "busy" {
+			t.Fatalf("a ninth run on eight slots: %+v, want busy", r)
+		}
+		// Address 0's run ends; it asks again at once.
+		go srv.Gated.Step(t.Context(), "n=100&steps=2", 2)
+		for r := attackers[0].MustNext(); r.Type != "done"; r = attackers[0].MustNext() {
+			if r.Type != "frame" {
+				t.Fatalf("address 0's run: %+v, want frames and done", r)
+			}
+		}
+		attackers[0].Send(2, "n=300&steps=2")
+		if r := attackers[0].Await(2); r.Type != "busy" {
+			t.Errorf("the address whose run ended: %+v, want busy: the slot is the waiting viewer's", r)
+		}
+		for {
+			r := viewer.MustNext()
+			if r.Type == "start" {
+				break
+			}
+			if r.Type != "busy" {
+				t.Fatalf("the new address's stream: %+v, want busy until its run starts", r)
+			}
+		}
+		synctest.Wait()
+		if n := srv.Gated.Running(); n != 8 {
+			t.Errorf("%d runs in flight, want 8", n)
+		}
+	})
 }

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -178,6 +179,60 @@ func (p *pipeNet) DialContext(ctx context.Context, _, _ string) (net.Conn, error
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// dialFrom connects to the server as a client at remote (an IP address and port): the
+// server sees the connection's RemoteAddr as remote, as it sees a TCP client's.
+func (p *pipeNet) dialFrom(ctx context.Context, remote string) (net.Conn, error) {
+	ap, err := netip.ParseAddrPort(remote)
+	if err != nil {
+		return nil, err
+	}
+	client, server := net.Pipe()
+	select {
+	case p.conns <- remoteConn{server, net.TCPAddrFromAddrPort(ap)}:
+		p.mu.Lock()
+		p.open = append(p.open, client)
+		p.mu.Unlock()
+		return countingConn{client, &p.read}, nil
+	case <-p.closed:
+		return nil, net.ErrClosed
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// remoteConn is a server end of a pipe that names its client's address.
+type remoteConn struct {
+	net.Conn
+	remote net.Addr
+}
+
+func (c remoteConn) RemoteAddr() net.Addr { return c.remote }
+
+// ClientFrom returns an HTTP client of the server's network whose connections come from
+// remote (an IP address and port): for the limits and fair shares per address.
+func (s *Server) ClientFrom(remote string) *http.Client {
+	return &http.Client{Transport: &http.Transport{DisableCompression: true,
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) { return s.net.dialFrom(ctx, remote) }}}
+}
+
+// DialFrom opens a websocket of path (a lab's stream, a room's) from remote; it is closed at
+// cleanup. The response is the server's answer when it refused the upgrade.
+func (s *Server) DialFrom(tb testing.TB, remote, path string) (*websocket.Conn, *http.Response, error) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), readTimeout)
+	defer cancel()
+	c, resp, err := websocket.Dial(ctx, "ws://localhost"+path, &websocket.DialOptions{HTTPClient: s.ClientFrom(remote)})
+	if resp != nil && resp.Body != nil {
+		resp.Body.Close()
+	}
+	if err != nil {
+		return nil, resp, err
+	}
+	c.SetReadLimit(-1)
+	tb.Cleanup(func() { c.CloseNow() })
+	return c, resp, nil
 }
 
 // closeAll closes every client end, ending hijacked connections too.

@@ -75,7 +75,7 @@ func (s *Server) acceptRoom(w http.ResponseWriter, r *http.Request, ctx context.
 			writeJSON(w, status, errorBody{Error: reason.Error()})
 		},
 	}
-	h := &corkHijacker{ResponseWriter: w}
+	h := &corkHijacker{ResponseWriter: w, limit: s.cfg.MaxMessage}
 	c, err := u.Upgrade(h, r, nil)
 	if err != nil {
 		return nil
@@ -135,13 +135,18 @@ func (rc *roomConn) recoverPanic(what string) {
 
 // readLoop hands each client message to handle until the connection ends, then cancels. A
 // binary message closes the connection with 1003, one that is not valid UTF-8 or that handle
-// refuses with 1007 and the error as reason; one over the read limit, with 1009.
+// refuses with 1007 and the error as reason; one over the read limit, with 1009 as soon as its
+// frame's header declares it.
 // It is started once, with go, after rc.reading is set.
 func (rc *roomConn) readLoop(cancel context.CancelFunc, handle func([]byte) error) {
 	defer close(rc.read)
 	defer cancel()
 	for {
 		typ, b, err := rc.c.ReadMessage()
+		if reason, ok := tooBig(err); ok { // declared over the read limit (guardConn)
+			rc.sendClose(websocket.StatusMessageTooBig, reason)
+			return
+		}
 		if err != nil {
 			return // closed (gorilla answers a close frame), too big (closed with 1009), or cut
 		}
@@ -262,10 +267,12 @@ func (rc *roomConn) close(code websocket.StatusCode, reason string) {
 	rc.c.Close()
 }
 
-// corkHijacker hands the websocket library a corkConn as the hijacked connection.
+// corkHijacker hands the websocket library a corkConn as the hijacked connection, its reads
+// guarded (guardConn).
 type corkHijacker struct {
 	http.ResponseWriter
-	conn *corkConn
+	limit int64
+	conn  *corkConn
 }
 
 func (h *corkHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
@@ -273,7 +280,12 @@ func (h *corkHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	h.conn = &corkConn{Conn: c}
+	if brw.Reader.Buffered() > 0 {
+		// gorilla refuses a client that sent data before the handshake was answered: let it.
+		h.conn = &corkConn{Conn: c}
+		return h.conn, brw, nil
+	}
+	h.conn = &corkConn{Conn: guard(c, brw, h.limit)}
 	return h.conn, brw, nil
 }
 

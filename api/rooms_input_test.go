@@ -58,9 +58,10 @@ func TestPresenterOverBudget(t *testing.T) {
 	})
 }
 
-// TestQRHost: the QR code encodes the join link on the Host the request names — but a Host
-// whose port is no port, or whose name is longer than DNS allows, is refused with 400, not
-// encoded (issue 18: a very long port made it 500).
+// TestQRHost: the QR code encodes the join link on the Host the request names, written as a
+// browser writes it (an empty port left out) — but a Host whose port is no port, or whose name
+// is longer than DNS allows, is refused with 400, not encoded (issue 18: a very long port made
+// it 500).
 func TestQRHost(t *testing.T) {
 	srv := MustOpenServer(t)
 	c := srv.MustCreateRoom(t, "/backoff")
@@ -84,6 +85,10 @@ func TestQRHost(t *testing.T) {
 		"[::1]:8080":     "http://[::1]:8080/join/" + c.Code,
 		"127.0.0.1":      "http://127.0.0.1/join/" + c.Code,
 		"[::1]":          "http://[::1]/join/" + c.Code,
+		// An empty port is no port (issue 33: "127.0.0.1:" went into the code as it came).
+		"127.0.0.1:": "http://127.0.0.1/join/" + c.Code,
+		"[::1]:":     "http://[::1]/join/" + c.Code,
+		"localhost:": "http://localhost/join/" + c.Code,
 	} {
 		if code, body := get(host); code != http.StatusOK || !strings.Contains(body, "<title>"+want+"</title>") {
 			t.Errorf("Host %s: %d %.200s, want a QR code of %s", host, code, body, want)

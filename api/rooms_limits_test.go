@@ -51,7 +51,7 @@ func TestRoomCreationRateLimited(t *testing.T) {
 		if !strings.Contains(msg, "too many rooms opened from this address") {
 			t.Errorf("message %q", msg)
 		}
-		// Refused requests are refused before anything else: a bad one costs a token too.
+		// Over the limit, a request is refused before anything else, a bad one too.
 		if rec := srv.createFrom(t, "198.51.100.7:1002", "/nosuchlab"); rec.Code != http.StatusTooManyRequests {
 			t.Errorf("a bad request over the limit: %d, want 429", rec.Code)
 		}
@@ -172,6 +172,75 @@ func TestPresenterFloodCoalesces(t *testing.T) {
 		}
 		if n > 25 {
 			t.Errorf("the follower got %d room messages for %d changes", n, info.Version)
+		}
+	})
+}
+
+// TestRoomAllowanceOnlyForRoomsMade: a room creation refused for what it asks — a body that is
+// not one, a lab that does not exist, a scenario over the budget — takes nothing of the
+// address's allowance (issue 33): after ten of them, the address still opens five rooms at
+// once.
+func TestRoomAllowanceOnlyForRoomsMade(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := MustOpenServer(t)
+		const teacher = "198.51.100.7:1000"
+		for i := range 10 {
+			var rec *httptest.ResponseRecorder
+			switch i % 3 {
+			case 0:
+				rec = srv.serveFrom(t.Context(), teacher, http.MethodPost, "/api/v1/rooms", `{"url": `)
+			case 1:
+				rec = srv.createFrom(t, teacher, "/nosuchlab")
+			case 2:
+				rec = srv.createFrom(t, teacher, "/backoff?clients=1000&trials=1000")
+			}
+			if rec.Code != http.StatusBadRequest {
+				t.Fatalf("bad creation %d: %d %s, want 400", i, rec.Code, rec.Body)
+			}
+		}
+		for i := range 5 {
+			if rec := srv.createFrom(t, teacher, "/backoff"); rec.Code != http.StatusCreated {
+				t.Fatalf("room %d after ten refused creations: %d %s", i, rec.Code, rec.Body)
+			}
+		}
+		mustRefuse(t, "a sixth room at once", srv.createFrom(t, teacher, "/backoff"), http.StatusTooManyRequests)
+	})
+}
+
+// TestRoomsPerNetworkAndUnjoined: the rooms of one network (an IPv4 /24, an IPv6 /48) are
+// capped together, whatever its number of addresses (issue 33: 2,010 addresses filled the
+// server's cap in 2.5 s); and rooms nobody joins end after room.JoinTTL, not two hours, freeing
+// their places, while a room with a participant stays.
+func TestRoomsPerNetworkAndUnjoined(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := room.NewMemory(room.Limits{PerNetwork: 3, Rooms: 10})
+		defer store.Close()
+		srv := MustOpenServer(t, WithConfig(func(c *api.Config) { c.Rooms = store }))
+		var joined string
+		for i := range 3 {
+			code := srv.roomFrom(t, fmt.Sprintf("[2001:db8:7:%x::1]:1000", i), "/backoff")
+			if i == 0 {
+				joined = code
+			}
+		}
+		msg := mustRefuse(t, "a /48's fourth room", srv.createFrom(t, "[2001:db8:7:ff::1]:1000", "/backoff"), http.StatusTooManyRequests)
+		if !strings.Contains(msg, "this network has as many open rooms") {
+			t.Errorf("message %q", msg)
+		}
+		if rec := srv.createFrom(t, "[2001:db8:8::1]:1000", "/backoff"); rec.Code != http.StatusCreated {
+			t.Errorf("another /48: %d %s", rec.Code, rec.Body)
+		}
+		c, _, err := srv.DialFrom(t, "192.0.2.1:1000", "/api/v1/rooms/"+joined+"/stream")
+		if err != nil {
+			t.Fatal(err)
+		}
+		drain(c)
+		time.Sleep(room.JoinTTL + time.Minute)
+		if rec := srv.createFrom(t, "[2001:db8:7:ff::1]:1000", "/backoff"); rec.Code != http.StatusCreated {
+			t.Errorf("after the unjoined rooms' JoinTTL: %d %s, want a room", rec.Code, rec.Body)
+		}
+		if rec := srv.serveFrom(t.Context(), "192.0.2.1:1000", http.MethodGet, "/api/v1/rooms/"+joined); rec.Code != http.StatusOK {
+			t.Errorf("the joined room: %d %s", rec.Code, rec.Body)
 		}
 	})
 }

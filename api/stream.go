@@ -138,7 +138,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
-	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{
+	c, err := websocket.Accept(guardHijacker{w, s.cfg.MaxMessage}, r, &websocket.AcceptOptions{
 		InsecureSkipVerify: true, // the origin is checked above
 		// Frames are JSON full of similar numbers: deflate shrinks them several times. Without
 		// context takeover, compressors are pooled rather than held per connection.
@@ -194,11 +194,16 @@ func (ws *wsConn) recoverPanic(what string) {
 
 // read hands each client message to handle until the connection ends. A binary message
 // closes the connection with 1003, one that is not valid UTF-8 or that handle refuses with
-// 1007 and the error as reason.
+// 1007 and the error as reason, one over the read limit with 1009 as soon as its frame's header
+// declares it.
 func (ws *wsConn) read(cancel context.CancelFunc, handle func([]byte) error) {
 	defer cancel()
 	for {
 		typ, b, err := ws.c.Read(ws.ctx)
+		if reason, ok := tooBig(err); ok { // declared over the read limit (guardConn)
+			ws.c.Close(websocket.StatusMessageTooBig, reason)
+			return
+		}
 		if err != nil {
 			return // closed, too big (the library closes with 1009), or ctx done
 		}
