@@ -202,6 +202,27 @@ func TestRedactURL(t *testing.T) {
 			t.Errorf("RedactURL(%q) = %q: the host (%s) should stay", raw, got, host)
 		}
 	}
+	// Passwords that break the URL's syntax, and passwords given as options (issue 33).
+	for _, raw := range []string{
+		"redis://:s3cr#et@localhost:6379/0",
+		"redis://:s3cr/et@localhost:6379/0",
+		"redis://:s3cr?et@localhost:6379/0",
+		"redis://localhost:6379/0?password=s3cret",
+		"redis://localhost:6379/0?password=s3cret&db=x",
+		"redis://user:s3cret@localhost:6379/0?foo=bar",
+		"unix:///tmp/nosock?password=s3cret",
+		"redis://:s3cret@localhost:6379/0?dial_timeout=s3cret",
+		"redis://:s3cret@[::1]:6379:1/0",
+		"redis://:s3cr%et@localhost:6379/0",
+	} {
+		if got := room.RedactURL(raw); strings.Contains(got, "s3cr") {
+			t.Errorf("RedactURL(%q) = %q: the password shows", raw, got)
+		}
+		_, err := room.NewRedis(context.Background(), raw, room.Limits{})
+		if err == nil || strings.Contains(err.Error(), "s3cr") {
+			t.Errorf("NewRedis(%q): %v — want an error without the password", raw, err)
+		}
+	}
 	if got := room.RedactURL("redis://localhost:6379/0"); got != "redis://localhost:6379/0" {
 		t.Errorf("a URL without credentials became %q", got)
 	}

@@ -41,7 +41,7 @@ type Redis struct {
 func NewRedis(ctx context.Context, url string, limits Limits) (*Redis, error) {
 	opts, err := redis.ParseURL(url)
 	if err != nil {
-		return nil, fmt.Errorf("room: the Redis URL %s is malformed: %w", RedactURL(url), withoutURL(err))
+		return nil, fmt.Errorf("room: the Redis URL %s is malformed: %w", RedactURL(url), withoutURL(err, url))
 	}
 	// Calls are bounded by their contexts' deadlines, not by a socket timeout of the client's
 	// own (a read_timeout in the URL is overridden): a command given up on at a read timeout

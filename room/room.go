@@ -237,32 +237,63 @@ func keyMatches(key, hash string) bool {
 	return subtle.ConstantTimeCompare([]byte(HashKey(key)), []byte(hash)) == 1
 }
 
-// RedactURL returns a URL for messages and logs, with what may be a secret — the user
-// information before an '@', a password or a user name standing for one — replaced by
-// "xxxxx", whether or not the URL parses.
+// RedactURL returns a URL for messages and logs with what may be a secret replaced by
+// "xxxxx", whether or not the URL parses: the user information before an '@' (a password, or a
+// user name standing for one) and the value of every query parameter (a password given as an
+// option) — the scheme, host, port, path and option names stay.
 func RedactURL(raw string) string {
-	if u, err := url.Parse(raw); err == nil && u.User != nil {
-		u.User = url.User("xxxxx")
+	if u, err := url.Parse(raw); err == nil && (u.User != nil || !strings.Contains(raw, "@")) {
+		if u.User != nil {
+			u.User = url.User("xxxxx")
+		}
+		if u.RawQuery != "" {
+			q := u.Query()
+			for k := range q {
+				q[k] = []string{"xxxxx"}
+			}
+			u.RawQuery = q.Encode()
+		}
+		u.Fragment, u.RawFragment = "", ""
 		return u.String()
 	}
-	at := strings.LastIndex(raw, "@")
-	if at < 0 {
-		return raw
+	// It does not parse: keep the scheme, and what follows the last '@' up to any query.
+	s := raw
+	if at := strings.LastIndex(raw, "@"); at >= 0 {
+		start := strings.Index(raw, "//")
+		if start < 0 || start > at {
+			start = 0
+		} else {
+			start += 2
+		}
+		s = raw[:start] + "xxxxx" + raw[at:]
 	}
-	start := strings.Index(raw, "//")
-	if start < 0 || start > at {
-		start = 0
-	} else {
-		start += 2
+	if q := strings.IndexAny(s, "?#"); q >= 0 {
+		s = s[:q] + "?xxxxx"
 	}
-	return raw[:start] + "xxxxx" + raw[at:]
+	return s
 }
 
-// withoutURL returns err without the URL a *url.Error quotes (which may hold a password).
-func withoutURL(err error) error {
+// withoutURL returns err with nothing of the URL it may quote, which may hold a password: a
+// URL that does not parse is described, not quoted (net/url's errors quote the part that fails,
+// which for a password holding a '#', '/' or '?' is part of the password), and the values of
+// the URL's query options are taken out of go-redis's errors.
+func withoutURL(err error, raw string) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		return ue.Err
+		return errors.New("it is not a URL: in a user name or password, write '#', '/', '?', '@', ':' and '%' percent-encoded (%23, %2F, %3F, %40, %3A, %25)")
 	}
-	return err
+	msg := err.Error()
+	if u, perr := url.Parse(raw); perr == nil {
+		for _, vs := range u.Query() {
+			for _, v := range vs {
+				if v != "" {
+					msg = strings.ReplaceAll(msg, v, "xxxxx")
+				}
+			}
+		}
+		if p := u.User.String(); p != "" {
+			msg = strings.ReplaceAll(msg, p, "xxxxx")
+		}
+	}
+	return errors.New(msg)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -39,6 +40,32 @@ func TestRunLimits(t *testing.T) {
 		b, c, warn := runLimits(fs, *budget, *cpu)
 		if int64(b) != tt.budget || c != tt.cpu || (tt.warn == "") != (warn == "") || !strings.Contains(warn, tt.warn) {
 			t.Errorf("%v: budget %d, net %v, warning %q; want %d, %v, %q", tt.args, b, c, warn, tt.budget, tt.cpu, tt.warn)
+		}
+	}
+}
+
+// TestStreamCapsBelowDescriptors: the server's cap on open streams sits under the descriptor
+// limit — half of it, the rest for the server's other connections — by default, and a cap over
+// it is refused at start-up, naming the flag (issue 33: 20,000 streams ran out of descriptors).
+func TestStreamCapsBelowDescriptors(t *testing.T) {
+	for nofile, want := range map[uint64]int{0: api.DefaultMaxStreams, 1024: 512, 1 << 20: api.DefaultMaxStreams} {
+		if got := defaultMaxStreams(nofile); got != want {
+			t.Errorf("defaultMaxStreams(%d) = %d, want %d", nofile, got, want)
+		}
+		if err := checkStreams(defaultMaxStreams(nofile), 10, nofile); err != nil {
+			t.Errorf("the default for %d descriptors is refused: %v", nofile, err)
+		}
+	}
+	if err := checkStreams(600, 10, 1024); err == nil || !strings.Contains(err.Error(), "-max-streams 600") {
+		t.Errorf("600 streams under 1,024 descriptors: %v, want refused", err)
+	}
+	if err := checkStreams(10, 0, 1024); err == nil {
+		t.Error("-client-streams 0 was accepted")
+	}
+	if n := descriptorLimit(); n > 0 {
+		over := strconv.FormatUint(n, 10)
+		if code, _, errs := runCLI("serve", "-addr", "127.0.0.1:0", "-max-streams", over); code != 2 || !strings.Contains(errs, "-max-streams "+over) {
+			t.Errorf("serve -max-streams %s (the descriptor limit): exit %d, %q; want 2 naming the flag", over, code, errs)
 		}
 	}
 }

@@ -3,6 +3,7 @@
 //
 //	playground [serve] [-addr localhost:8080] [-max-runs N] [-share N] [-max-run-cpu 1m0s] [-budget N] [-drain 20s]
 //	                   [-allow-host name]... [-allow-origin host]... [-redis URL] [-max-rooms N] [-client-rooms N]
+//	                   [-network-rooms N] [-max-streams N] [-client-streams N]
 //	playground run [-format json|csv] URL
 //	playground help
 //
@@ -150,7 +151,7 @@ func serve(args []string, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "localhost:8080", "address to listen on")
 	maxRuns := fs.Int("max-runs", 4*runtime.NumCPU(), "runs at once (their computing shares the CPUs fairly)")
-	share := fs.Int("share", 0, "runs one client (remote address) may hold whatever others do; beyond it, it takes a slot only while this many stay free for others (default max-runs/4; -1: off)")
+	share := fs.Int("share", 0, "slots kept free for clients (remote addresses) holding none: a client holding a run takes another only while this many stay free (default max-runs/4; -1: off)")
 	budget := budgetFlag(fs)
 	maxRunCPU := fs.Duration("max-run-cpu", 0, "most computing time per run before it is stopped: the safety net under the estimates (default three times what -budget takes, 1m0s at the default budget; given alone, it sets -budget to match: 200ms admits 6.67e5 units)")
 	drain := fs.Duration("drain", 20*time.Second, "on SIGTERM, how long runs in flight may finish")
@@ -159,6 +160,10 @@ func serve(args []string, stderr io.Writer) int {
 	redisURL := fs.String("redis", "", "Redis URL (redis://host:port/db) keeping rooms shared by every replica; default $REDIS_URL, or rooms in this process's memory")
 	maxRooms := fs.Int("max-rooms", room.DefaultRooms, "most live rooms at once (over every replica sharing -redis)")
 	clientRooms := fs.Int("client-rooms", room.DefaultPerOwner, "most live rooms one client (remote address) may have opened")
+	networkRooms := fs.Int("network-rooms", room.DefaultPerNetwork, "most live rooms the clients of one network (an IPv4 /24, an IPv6 /48) may have opened")
+	nofile := descriptorLimit()
+	maxStreams := fs.Int("max-streams", defaultMaxStreams(nofile), "most streams (websockets) open at once; at most half the descriptor limit (ulimit -n), by default the smaller of that and "+itoa(api.DefaultMaxStreams))
+	clientStreams := fs.Int("client-streams", api.DefaultMaxClientStreams, "most streams one client (remote address) may hold open")
 	var hosts, allow names
 	fs.Var(&hosts, "allow-host", "host name (or pattern such as *.example.com) the server answers to besides localhost and IP addresses (repeatable)")
 	fs.Var(&allow, "allow-origin", "host pattern of another origin whose pages may open streams (repeatable)")
@@ -168,13 +173,17 @@ func serve(args []string, stderr io.Writer) int {
 		}
 		return 2
 	}
+	if err := checkStreams(*maxStreams, *clientStreams, nofile); err != nil {
+		fmt.Fprintf(stderr, "playground: %v\n", err)
+		return 2
+	}
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 	room.LogRedisTo(log)
 
 	if *redisURL == "" {
 		*redisURL = os.Getenv("REDIS_URL")
 	}
-	limits := room.Limits{Rooms: *maxRooms, PerOwner: *clientRooms}
+	limits := room.Limits{Rooms: *maxRooms, PerOwner: *clientRooms, PerNetwork: *networkRooms}
 	var rooms room.Store
 	if *redisURL != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -200,7 +209,8 @@ func serve(args []string, stderr io.Writer) int {
 	}
 	metrics := api.NewMetrics(prometheus.NewRegistry())
 	h := hub.New(hub.Config{MaxRuns: *maxRuns, Share: *share, Budget: int64(*budget), MaxRunCPU: *maxRunCPU, CacheSize: 512, Observe: metrics.ObserveRun})
-	srv := api.New(api.Config{Labs: registry(), Hub: h, Log: log, AllowedHosts: hosts, AllowedOrigins: allow, Metrics: metrics, Rooms: rooms})
+	srv := api.New(api.Config{Labs: registry(), Hub: h, Log: log, AllowedHosts: hosts, AllowedOrigins: allow, Metrics: metrics, Rooms: rooms,
+		MaxStreams: *maxStreams, MaxClientStreams: *clientStreams})
 	hs := &http.Server{
 		Handler:           srv,
 		ReadHeaderTimeout: 5 * time.Second,
@@ -322,3 +332,27 @@ func runURL(args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// defaultMaxStreams is -max-streams' default: api.DefaultMaxStreams, or half the descriptor
+// limit nofile when that is smaller — each stream holds a descriptor, and the server needs
+// others for its requests, its Redis connections and its files.
+func defaultMaxStreams(nofile uint64) int {
+	if nofile == 0 {
+		return api.DefaultMaxStreams
+	}
+	return int(min(uint64(api.DefaultMaxStreams), max(nofile/2, 1)))
+}
+
+// checkStreams refuses stream caps that make no sense or that the descriptor limit nofile (0:
+// unknown) cannot hold.
+func checkStreams(total, perClient int, nofile uint64) error {
+	switch {
+	case total < 1 || perClient < 1:
+		return fmt.Errorf("-max-streams and -client-streams must be at least 1, got %d and %d", total, perClient)
+	case nofile > 0 && uint64(total) > nofile/2:
+		return fmt.Errorf("-max-streams %d is over half the descriptor limit (ulimit -n: %d), which the server's other connections need; give at most %d, or raise the limit", total, nofile, nofile/2)
+	}
+	return nil
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
