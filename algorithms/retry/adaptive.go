@@ -27,14 +27,15 @@ const (
 //
 // Allow does exactly that, in float64 arithmetic, the same operations in the same order as the
 // Python code (whose floats are IEEE doubles), so a sequence of calls leaves the same bucket bit
-// for bit. Allow returns cost 1 for a retry (the token taken) and 0 for a first try; Record
+// for bit (the tests replay decisions and buckets written by his code). Allow returns cost 1 for a retry (the token taken) and 0 for a first try; Record
 // does nothing. Brooker's strategy retries for as long as the bucket allows, with no N of its
 // own: to reproduce his runs, give the caller a large N.
 //
 // At a failure rate of 0.5 his simulator (100 clients × 10 requests a second, 10 s) sends 1.14
 // attempts per request; with 100 requests a second split over 10, 100 and 1,000 clients,
 // 1.14, 1.47 and 1.89 (run with Python's seed 1): small clients retry on the full bucket they
-// started with.
+// started with (each of his clients starts a request at once, then at Poisson times, so at 0.1
+// request a second a client makes 2 requests in 10 s on average).
 //
 // It draws no random numbers. Like every [Policy] it is one client's state, not safe for
 // concurrent use.

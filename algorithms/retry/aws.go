@@ -66,7 +66,8 @@ var AWS2026Config = AWSConfig{
 //
 // From a full bucket, failures alone allow 100 retries (500/5), or 50 after timeouts (500/10),
 // and then none until successes refill it. The quota is shared by all of a client's requests.
-// botocore's standard mode differs in one point: a successful retry refunds its cost only.
+// botocore's standard mode (botocore/retries/standard.py, release_retry_quota) differs in one
+// point: a successful retry refunds its cost only, as [AWS2026Config] does.
 //
 // Allow returns the tokens taken (5 or 10, 0 for a first try) as cost; Record refunds that cost
 // and adds NoRetryIncrement when the attempt succeeded. The SDK takes the retry's tokens when

@@ -24,11 +24,13 @@ const budgetScale = 1000
 // Budget is a ratio retry budget: over a sliding window of about ttl, a client's retries may be
 // percentCanRetry of its requests plus minRetriesPerSec a second, however many fail. It is
 // Finagle's RetryBudget, whose defaults (ttl 10 s, 10 retries a second, 20%) Linkerd's retry
-// budgets share (retryRatio 0.2, minRetriesPerSecond 10, ttl 10 s). Envoy's retry_budget has the
-// same idea over concurrency (retries in flight at most budget_percent, 20%, of active
-// requests, and at least min_retry_concurrency, 3), which a rate budget does not model. The
-// Google SRE book's per-client retry budget (chapter 22, "Addressing Cascading Failures":
-// retries below 10% of requests) is NewBudget(ttl, 0, 0.1).
+// budgets share (a ServiceProfile's retryBudget: retryRatio 0.2, minRetriesPerSecond 10, ttl
+// 10 s; since Linkerd 2.16 ServiceProfiles are kept only for compatibility). Envoy's
+// retry_budget has the same idea over concurrency (retries in flight at most budget_percent,
+// 20%, of active requests, and at least min_retry_concurrency, 3), which a rate budget does not
+// model. The Google SRE book's per-client retry budget (chapter 21, "Handling Overload",
+// "Deciding to Retry": retry only while retries are below 10% of the client's requests) is
+// about NewBudget(ttl, 0, 0.1).
 //
 // The rules are Finagle's, read in twitter/finagle (finagle-core/.../service/RetryBudget.scala,
 // RetryFilter.scala) and twitter/util (util-core/.../util/TokenBucket.scala,

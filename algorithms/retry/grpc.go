@@ -17,13 +17,14 @@ const (
 //   - while token_count is less than or equal to maxTokens/2, RPCs are not retried; they
 //     are again once it rises above. First tries always go.
 //
-// grpc-go implements this in retryThrottler (clientconn.go): throttle() runs when an attempt
-// fails with a retryable status, decrements the count (floored at 0) and refuses the retry if
-// the result is ≤ maxTokens/2; successfulRPC() adds tokenRatio (capped at maxTokens) when a
-// call finishes successfully. The failure is counted before the check, and it is counted even
-// when the retry would not happen anyway because maxAttempts is reached. Here Record does the
-// counting (every failed attempt −1, every success +tokenRatio) and Allow the check
-// (tokens > maxTokens/2), so the retry after a failure sees that failure counted.
+// grpc-go implements this in retryThrottler (clientconn.go), called from shouldRetry
+// (stream.go): throttle() runs when an attempt fails with a retryable status, decrements the
+// count (floored at 0) and refuses the retry if the result is ≤ maxTokens/2; successfulRPC()
+// adds tokenRatio (capped at maxTokens) when a call finishes successfully. The failure is
+// counted before the check, and even when the retry would not happen anyway because
+// maxAttempts is reached. Here Record does the counting (every failed attempt −1, every
+// success +tokenRatio) and Allow the check (tokens > maxTokens/2), so the retry after a
+// failure sees that failure counted.
 //
 // What counts as a failure: A6 counts only RPCs that fail with a status code listed as
 // retryable (or non-fatal, for hedging), or whose server pushback says not to retry; malformed
@@ -34,11 +35,12 @@ const (
 // per-attempt timeout needs for the throttle to see a service that stopped answering.
 //
 // A6 also caps maxAttempts at 5 (4 retries) and requires maxTokens in (0, 1000] and
-// tokenRatio > 0 (decimals beyond the third ignored); those are the caller's to enforce.
-// With the example values, 5 failed attempts with no success in between take a full count to 5
-// and stop retries; then the failure that precedes any retry must leave the count above 5, so
-// successes (0.1 each) must first lift it above 6: about 10 successes per retry while the
-// service keeps failing, a retry ratio near tokenRatio.
+// tokenRatio > 0 (decimals beyond the third ignored); those are the caller's to enforce. With
+// the example values, 5 failed attempts with no success in between take a full count to 5 and
+// stop retries. Since a failure takes 1 and a success gives tokenRatio, the count drifts down
+// to 0 whenever failures exceed tokenRatio times the successes (A6: throttling "when the
+// client's ratio of failures to successes exceeds ~10%"), and up to maxTokens otherwise: the
+// throttle is close to a switch.
 //
 // It takes nothing in Allow (cost 0) and draws no random numbers. Like every [Policy] it is one
 // client's state (a channel's, in gRPC), not safe for concurrent use.

@@ -26,7 +26,8 @@ const throttleSlices = 120
 //
 // Here requests counts every attempt the client wanted to send, first tries and retries alike,
 // those rejected locally included; accepts counts the attempts the backend answered
-// successfully (Record with Success; Failure and Timeout are not accepts). Allow computes the
+// successfully (Record with Success; Failure and Timeout are not accepts, so the throttle also
+// sheds load while a service fails for reasons other than overload). Allow computes the
 // probability from the counts before this attempt (so the first attempt of a fresh client sees
 // 0/1), counts the attempt, and rejects it if one draw u from [Rand.Float64] is below the
 // probability (u < p). It applies to first tries and to retries alike: a refused first try
@@ -89,7 +90,6 @@ func (t *Throttle) probability(now int64) float64 {
 	req, acc := t.w.sums(now)
 	p := (float64(req) - t.k*float64(acc)) / (float64(req) + 1)
 	if !(p > 0) { // negative, or NaN
-
 		return 0
 	}
 	return p
