@@ -13,7 +13,9 @@ import (
 //
 //	go test -run x -bench AllowRecord ./algorithms/retry
 //
-// Every policy allocates 0 B/op.
+// Every policy allocates 0 B/op. On the shared, noisy 2-core machine (go1.26 amd64, median of
+// 3 runs) an attempt took about 5 to 12ns for every policy but the throttle, which took about
+// 25ns (one PCG draw and a 120-slice window); speed is measured here, never asserted.
 func BenchmarkAllowRecord(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	outcomes := make([]retry.Outcome, 1024)
