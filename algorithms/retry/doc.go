@@ -24,7 +24,7 @@
 //	grpc      GRPC      gRPC retry throttling, gRFC A6                        maxTokens 10, tokenRatio 0.1 (A6's example;
 //	                                                                          no default); no retry while tokens ≤ 5
 //	aws       AWS       AWS SDK standard retry mode quota (aws-sdk-go-v2)     500 tokens, retry 5, after a timeout 10,
-//	                                                                          success +1, successful retry refunds
+//	                                                                          success +1, a successful retry's cost back
 //	budget    Budget    Finagle's RetryBudget (as Linkerd's); Envoy's         ttl 10 s, 10 retries/s + 20% of requests
 //	                    retry_budget and the SRE book's 10% are the same idea
 //	breaker   Breaker   Brooker (2022), retry-only circuit breaker;           threshold 0.1 failed attempts per request,
@@ -47,9 +47,9 @@
 // [Circuit] and [Throttle] refuse those) fails the request without a call. Failure and Timeout
 // are both failed attempts; only [AWS] tells them apart (a retry after a timeout costs more).
 //
-// The token-bucket sources (Brooker's simulator, gRPC, the AWS SDKs, Finagle) decide whether to
-// retry at the moment an attempt fails, before the backoff sleep; the circuit breaker and the
-// throttle decide when an attempt is about to be sent. Allow decides when it is called: a
+// Brooker's simulator (bucket and breaker), gRPC, the AWS SDKs and Finagle decide whether to
+// retry at the moment an attempt fails, before the backoff sleep; resilience4j's circuit
+// breaker and the SRE book's throttle decide when an attempt is about to be sent. Allow decides when it is called: a
 // simulation that calls it when the retry is due (after the sleep) lets other requests' outcomes
 // that arrive during the sleep count; with no backoff the two orders coincide.
 //
