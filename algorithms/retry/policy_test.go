@@ -147,8 +147,7 @@ func TestRetriesAmplification(t *testing.T) {
 	}
 }
 
-// Policies that keep no time-dependent state ignore now; none of them ever refuses a first try
-// except Circuit and Throttle.
+// Every policy but Circuit and Throttle lets every first try go, whatever failed before.
 func TestFirstTriesAlwaysGo(t *testing.T) {
 	policies := map[string]retry.Policy{
 		"none":     retry.None{},
