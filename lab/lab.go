@@ -449,6 +449,30 @@ func (l *Lab) CheckBudget(v param.Values, budget int64) error {
 	return l.refuse(v, names, load, max(float64(work)/float64(max(budget, 1)), float64(memory)/MaxRunMemory), msg+"; ")
 }
 
+// Fitted returns scenario v taken within the work budget and the memory bound: while l refuses
+// it (CheckBudget) with a value that fits, v with that value — the largest admitted of the
+// parameter the refusal names. From a scenario at the top of a parameter's range it gives the
+// heaviest admitted along it (tests and reports of what admitted runs really use). It
+// returns the last refusal when no suggested value brings v within the bounds.
+func (l *Lab) Fitted(v param.Values, budget int64) (param.Values, error) {
+	var err error
+	for range 8 {
+		if err = l.CheckBudget(v, budget); err == nil {
+			return v, nil
+		}
+		var pe *param.Error
+		if !errors.As(err, &pe) || pe.Fit == "" {
+			return v, err
+		}
+		w, werr := v.With(pe.Param, pe.Fit)
+		if werr != nil {
+			return v, err
+		}
+		v = w
+	}
+	return v, err
+}
+
 // Stopped returns the error of scenario v, admitted but stopped by the hub's CPU safety net
 // after share (0 to 1) of its work, msg saying so: like a refusal, it names the first cost
 // parameter that, lowered alone, brings v's estimated work ([Lab.Cost]) to nine tenths of

@@ -181,11 +181,36 @@ func (s Set) ParseQuery(raw string) (Values, error) {
 	if len(raw) > MaxQueryLen {
 		return Values{}, tooLong(raw)
 	}
-	q, err := url.ParseQuery(raw)
+	q, err := parseQuery(raw)
 	if err != nil {
-		return Values{}, errorf("", "the query is malformed: %v", err)
+		return Values{}, err
 	}
 	return s.Parse(q)
+}
+
+// parseQuery is url.ParseQuery, with its error as an *Error that names the parameter whose
+// value is malformed ("clients=%ZZ": a link cut or typed wrong) when the name itself is well
+// formed, so that a page can say which control the link could not set. It returns what it
+// could read, as url.ParseQuery does.
+func parseQuery(raw string) (url.Values, *Error) {
+	q, err := url.ParseQuery(raw)
+	if err == nil {
+		return q, nil
+	}
+	for pair := range strings.SplitSeq(raw, "&") {
+		if strings.Contains(pair, ";") {
+			break // url.ParseQuery's error is this one
+		}
+		k, v, _ := strings.Cut(pair, "=")
+		name, kerr := url.QueryUnescape(k)
+		if kerr != nil {
+			break
+		}
+		if _, verr := url.QueryUnescape(v); verr != nil {
+			return q, errorf(name, "the query is malformed: %s's value %q is not URL-encoded: %v (a %% begins an escape of two hexadecimal digits)", clip(name), clip(v), verr)
+		}
+	}
+	return q, errorf("", "the query is malformed: %v", err)
 }
 
 // Parse validates q against s: every name must be declared, given at most once, and its value
@@ -548,10 +573,10 @@ func (s Set) SalvageQuery(raw string) (Values, []*Error) {
 	if len(raw) > MaxQueryLen {
 		return s.Defaults(), []*Error{tooLong(raw)}
 	}
-	q, err := url.ParseQuery(raw)
-	v, errs := s.Salvage(q) // ParseQuery keeps what it could read
+	q, err := parseQuery(raw)
+	v, errs := s.Salvage(q) // parseQuery keeps what it could read
 	if err != nil {
-		errs = append([]*Error{errorf("", "the query is malformed: %v", err)}, errs...)
+		errs = append([]*Error{err}, errs...)
 	}
 	return v, errs
 }

@@ -277,9 +277,10 @@ func TestParseInvalid(t *testing.T) {
 		{kinds, strings.Repeat("n=1&", param.MaxQueryLen/4+1), "n", []string{"n takes 2052 of those bytes"}},
 		{kinds, "x=1&" + strings.Repeat("%zz", param.MaxQueryLen), "", []string{"the query is 6148 bytes long; the limit is 2048"}},
 		{kinds, "n=1&" + longName + "=" + strings.Repeat("1", param.MaxQueryLen), longName[:40] + "…", []string{longName[:40] + "… takes"}},
-		{kinds, "n=%zz", "", []string{"the query is malformed", `invalid URL escape "%zz"`}},
+		{kinds, "n=%zz", "n", []string{"the query is malformed", `n's value "%zz"`, `invalid URL escape "%zz"`}},
+		{kinds, "x=1&n=1%2", "n", []string{"the query is malformed", `n's value "1%2"`}},
 		{kinds, "%zz=1", "", []string{"the query is malformed", `"%zz"`}},
-		{kinds, "n=1%2", "", []string{"the query is malformed"}},
+		{kinds, "n=1%2", "n", []string{"the query is malformed"}},
 		{kinds, "n=1;x=0", "", []string{"the query is malformed", "semicolon"}},
 		// The backoff lab: zero, negative, huge and out of range, with its own units.
 		{backoff.Params, "clients=0", "clients", []string{"clients must be between 1 and 1000, got 0"}},
@@ -606,7 +607,7 @@ func TestSalvage(t *testing.T) {
 		{"strategies=none,none&base=0s&cap=1h&multiplier=NaN", "cap=1h", []string{"strategies", "base", "multiplier"}},
 		{"sweep=1:1000:1&seed=7", "seed=7", []string{"sweep"}},
 		{"clients=&retries=3", "retries=3", []string{"clients"}},
-		{"clients=5&base=%zz&trials=7", "clients=5&trials=7", []string{""}},
+		{"clients=5&base=%zz&trials=7", "clients=5&trials=7", []string{"base"}}, // the malformed value names its parameter (issue 33)
 		{"%zz=1&clients=0&trials=7", "trials=7", []string{"", "clients"}},
 		{"clients=5;trials=7&retries=3", "retries=3", []string{""}},
 		{"clients=5&" + strings.Repeat("&", param.MaxQueryLen), "", []string{""}},

@@ -10,6 +10,8 @@
 //	         [-scenario /backoff?clients=50&trials=10] [-vary seed] [-interval 500ms]
 //	loadtest attack [-url http://127.0.0.1:8080] [-pid PID] [-patterns heavy,streams,…]
 //	         [-conns 8] [-calm 10s] [-duration 30s] [-viewer /backoff] [-target name=URL]…
+//	         [-idle 2000]
+//	loadtest memory [-url http://127.0.0.1:8080] -pid PID [-runs 8] [-budget 2e8]
 //
 // Every mode takes -url (the server: only loopback hosts — localhost, 127.0.0.0/8, ::1 — are
 // accepted), -timeout (the bound on each dial, write, request and wait for a reply; the tool
@@ -84,6 +86,18 @@
 // naming what failed, when the room cannot be created or joined, a connection fails, an error
 // reply arrives, or a change does not reach every follower within -timeout; 2 on bad usage.
 //
+// # Memory mode
+//
+// loadtest memory reports what the heaviest admitted scenarios of each lab hold: for each lab,
+// the scenario whose memory estimate is largest among those that put one or two of its memory
+// parameters (or all of them) at the top of their ranges, each taken within -budget and the
+// memory bound by following the refusals' suggested values; -runs of it at once, each with its
+// own seed and from an address of its own; the server's resident memory read from
+// /proc/-pid/status every 10 ms. It prints, per lab, the scenario, its estimate, the peak
+// resident memory and whether it stayed under the soft memory limit the server runs with (its
+// go_gc_gomemlimit_bytes). A report, not a test: it exits with status 1 only when it could not
+// run.
+//
 // # Attack mode
 //
 // loadtest attack repeats what a hostile client can do, all at once, -conns connections per
@@ -97,11 +111,21 @@
 //   - rooms: room creation in loops;
 //   - codes: join-code guessing, GET /api/v1/rooms/<random code>, in loops;
 //   - presenter: a presenter sending updates as fast as its socket takes them to a room of
-//     -followers followers.
+//     -followers followers;
+//   - roomruns: -conns rooms of the heavy load-balancing scenario opened from one address, each
+//     presented with a fresh seed at each done, beside two streams of the same from that
+//     address (a room's runs are charged to the address that made it);
+//   - idle: idle streams, the lab's and a room's, opened from one address as fast as the server
+//     takes them, up to -idle, and held (the server caps streams per address and in all);
+//   - addresses: streams of the heavy scenario from -conns addresses of their own (127.0.1.1,
+//     …), one run each, the next at each done.
 //
 // First, for -calm, a default viewer (-viewer, a new connection each visit sending the
 // scenario with a fresh seed, -pause apart) visits alone; then the patterns start and, once
-// every one is under way, run for -duration while the viewer keeps visiting. The report gives each pattern's outcomes (answers by status,
+// every one is under way, run for -duration while the viewer keeps visiting. Beside it, fresh
+// viewers visit the same way, each from an address the server has never seen (127.0.100.1,
+// …, when the server is on IPv4 loopback): the report gives when a fresh viewer gets its first
+// frame while the attack runs — the fair slots' promise to a new address, as a figure. The report gives each pattern's outcomes (answers by status,
 // replies by type, closes by code, timeouts), the viewer's first frame and done times without
 // and under attack (p50, p90, max), the slots held (runs in flight from /metrics, every
 // -scrape-every), the server's resident memory before, at its peak and after (from
@@ -119,6 +143,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"strings"
@@ -150,8 +175,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return room(ctx, args, stdout, stderr)
 	case "attack":
 		return attack(ctx, args, stdout, stderr)
+	case "memory":
+		return memory(ctx, args, stdout, stderr)
 	default:
-		err = fmt.Errorf("unknown mode %q; the modes are viewers (the default), churn, room and attack", mode)
+		err = fmt.Errorf("unknown mode %q; the modes are viewers (the default), churn, room, attack and memory", mode)
 	}
 	fmt.Fprintf(stderr, "loadtest: %v\n", err)
 	return 2
@@ -317,6 +344,7 @@ func attack(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&cfg.ScrapeEvery, "scrape-every", 250*time.Millisecond, "how often /metrics (and /proc) are read")
 	fs.IntVar(&cfg.Followers, "followers", 20, "followers of the room the presenter floods")
 	fs.Var(targets(cfg.Targets), "target", "pattern=URL: replace a pattern's URL (repeatable)")
+	fs.IntVar(&cfg.Idle, "idle", 2000, "most idle streams the idle pattern opens")
 	jsonOut := fs.Bool("json", false, "print a JSON report on standard output (the human one goes to standard error)")
 	if code, stop := prepare(fs, args, stderr, &cfg.Server, quiet, cfg.Check); stop {
 		return code
@@ -330,6 +358,34 @@ func attack(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if rep.ProtocolErrors > 0 {
 		return fail(fs, stderr, fmt.Errorf("%d protocol errors, e.g. %s", rep.ProtocolErrors, strings.Join(rep.ErrorSamples, "; ")))
+	}
+	return 0
+}
+
+func memory(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("loadtest memory", flag.ContinueOnError)
+	cfg := loadtest.MemoryConfig{Labs: labs.Registry()}
+	quiet := serverFlags(fs, &cfg.Server, "http://127.0.0.1:8080", 5*time.Minute, false)
+	fs.IntVar(&cfg.PID, "pid", 0, "the server's process id, to read its memory from /proc (Linux; required)")
+	fs.IntVar(&cfg.Runs, "runs", 8, "runs of each lab's heaviest admitted scenario at once")
+	budget := fs.Float64("budget", 2e8, "the server's work budget (its -budget), which scenarios are admitted within")
+	fs.Var((*list)(&cfg.Names), "labs", "labs to report, comma-separated (default: all)")
+	jsonOut := fs.Bool("json", false, "print a JSON report on standard output (the human one goes to standard error)")
+	if code, stop := prepare(fs, args, stderr, &cfg.Server, quiet, func() error {
+		if *budget < 0 || *budget > 1e18 || *budget != math.Trunc(*budget) {
+			return errors.New("-budget must be a whole number of work units, such as 2e8")
+		}
+		cfg.Budget = int64(*budget)
+		return cfg.Check()
+	}); stop {
+		return code
+	}
+	rep, err := loadtest.MeasureMemory(ctx, cfg)
+	if err != nil {
+		return fail(fs, stderr, err)
+	}
+	if !report(rep, rep.WriteText, *jsonOut, stdout, stderr) {
+		return 1
 	}
 	return 0
 }

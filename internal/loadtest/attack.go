@@ -64,6 +64,8 @@ type AttackConfig struct {
 	// Targets replaces the URLs of patterns, by name: for a server whose budget admits other
 	// scenarios, say.
 	Targets map[string]string
+	// Idle is the most idle streams the idle pattern opens.
+	Idle int
 }
 
 // pattern is one hostile pattern.
@@ -91,6 +93,11 @@ var allPatterns = []pattern{
 	{"codes", "/api/v1/rooms/", "GET %s<random code>, guessing join codes, one loop per connection", codes, false},
 	{"presenter", "/backoff?clients=50&trials=10",
 		"a presenter sending updates of %s&seed=<fresh> as fast as its socket takes them, to a room of followers", flood, true},
+	{"roomruns", "/loadbalance?clients=901&backends=901&subset=301&rate=0.8&duration=3m1s",
+		"-conns rooms of %s opened from one address, each presented with a fresh seed at each done, beside two streams of the same (fresh seeds) from that address", roomRuns, true},
+	{"idle", "/backoff", "idle streams, of the lab's and of a room of %s, opened from one address as fast as the server takes them (up to -idle) and held", idle, true},
+	{"addresses", "/loadbalance?clients=901&backends=901&subset=301&rate=0.8&duration=3m1s",
+		"streams from -conns addresses of their own (127.0.1.1, …), each running %s&seed=<fresh>, the next at each done", addresses, false},
 }
 
 // Check reports what is wrong with the configuration, naming the flag at fault.
@@ -125,6 +132,8 @@ func (c *AttackConfig) Check() error {
 		return errors.New("-followers must not be negative")
 	case c.PID < 0:
 		return errors.New("-pid must not be negative")
+	case c.Idle < 0:
+		return errors.New("-idle must not be negative")
 	}
 	if _, _, err := viewerQuery(c.Viewer); err != nil {
 		return err
@@ -157,6 +166,13 @@ type AttackReport struct {
 	// The default viewer, without attack and under attack.
 	Calm     VisitReport `json:"calm"`
 	Attacked VisitReport `json:"attacked"`
+	// Fresh viewers — each visit from an address the server has never seen, when it is on
+	// IPv4 loopback — without attack and under attack: whether a new address gets a slot,
+	// its first frame, while the attack holds what it can.
+	FreshCalm     VisitReport `json:"fresh_calm"`
+	FreshAttacked VisitReport `json:"fresh_attacked"`
+	// FreshAddresses says whether the fresh viewers came from addresses of their own.
+	FreshAddresses bool `json:"fresh_addresses"`
 	// The runs in flight (slots held): the most seen without attack, and the most and mean
 	// under attack.
 	SlotsCalm float64 `json:"slots_calm_max"`
@@ -352,7 +368,11 @@ func (a *attack) run(ctx context.Context) (*AttackReport, error) {
 	// Calm: the default viewer alone.
 	a.progress("calm: the default viewer visits for %v", a.cfg.Calm)
 	calmCtx, cancel := context.WithTimeout(ctx, a.cfg.Calm)
+	r.FreshAddresses = len(a.sources) > 0
+	var fresh sync.WaitGroup
+	fresh.Go(func() { r.FreshCalm = a.freshVisits(calmCtx) })
 	r.Calm = a.visits(calmCtx)
+	fresh.Wait()
 	cancel()
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
@@ -394,7 +414,9 @@ func (a *attack) run(ctx context.Context) (*AttackReport, error) {
 	setup.Stop()
 	attackCtx, cancel := context.WithTimeout(patternCtx, a.cfg.Duration)
 	defer cancel()
+	fresh.Go(func() { r.FreshAttacked = a.freshVisits(attackCtx) })
 	r.Attacked = a.visits(attackCtx)
+	fresh.Wait()
 	<-attackCtx.Done()
 	stopPatterns()
 	wg.Wait()

@@ -33,12 +33,19 @@ func (r *AttackReport) WriteText(w io.Writer) {
 	for _, v := range []struct {
 		name string
 		r    VisitReport
-	}{{"without attack", r.Calm}, {"under attack", r.Attacked}} {
+	}{{"without attack", r.Calm}, {"under attack", r.Attacked}, {"fresh viewers, without attack", r.FreshCalm}, {"fresh viewers, under attack", r.FreshAttacked}} {
 		f, d := v.r.FirstFrame, v.r.Done
 		p("| %s | %d | %s | %s | %s | %s | %s | %s | %d | %d | %d | %d |\n", v.name, v.r.Visits,
 			ms(f.P50, f.N), ms(f.P90, f.N), ms(f.Max, f.N), ms(d.P50, d.N), ms(d.P90, d.N), ms(d.Max, d.N), v.r.Busy, v.r.Refused, v.r.Unfinished, v.r.Cut)
 	}
 	p("(unfinished: no done within the timeout; cut: still running when the phase ended)\n")
+	from := "each from an address the server had never seen"
+	if !r.FreshAddresses {
+		from = "all from the tool's one address: the server is not on IPv4 loopback"
+	}
+	f := r.FreshAttacked.FirstFrame
+	p("\nfresh viewers under attack (%s): first frame after %s ms at the median, %s at p90, %s at most, over %d of %d visits; %d without a frame (unfinished or cut), %d refused a connection\n",
+		from, ms(f.P50, f.N), ms(f.P90, f.N), ms(f.Max, f.N), f.N, r.FreshAttacked.Visits, r.FreshAttacked.Visits-f.N, r.FreshAttacked.DialFailed)
 	if n := r.Calm.DialFailed + r.Attacked.DialFailed; n > 0 {
 		p("(%d visits could not connect: 429 or 503)\n", n)
 	}

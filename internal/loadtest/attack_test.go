@@ -27,7 +27,11 @@ func attackConfig(url string) AttackConfig {
 			"refusals":  "/api/v1/free?n=999999999", // over the test server's budget
 			"rooms":     "/free",
 			"presenter": "/free?steps=2",
+			"roomruns":  "/free?steps=5&pause=10ms",
+			"idle":      "/free",
+			"addresses": "/free?steps=5&pause=10ms",
 		},
+		Idle: 20,
 	}
 }
 
@@ -44,7 +48,8 @@ func TestAttack(t *testing.T) {
 	if rep.ProtocolErrors != 0 {
 		t.Errorf("%d protocol errors: %q", rep.ProtocolErrors, rep.ErrorSamples)
 	}
-	want := map[string]string{"heavy": "", "streams": "", "memory": "", "refusals": "400", "rooms": "201", "codes": "404", "presenter": "follower room messages"}
+	want := map[string]string{"heavy": "", "streams": "", "memory": "", "refusals": "400", "rooms": "201", "codes": "404", "presenter": "follower room messages",
+		"roomruns": "room done", "idle": "held at most", "addresses": "done"}
 	if len(rep.Patterns) != len(allPatterns) {
 		t.Errorf("%d patterns ran, want %d", len(rep.Patterns), len(allPatterns))
 	}
@@ -59,6 +64,9 @@ func TestAttack(t *testing.T) {
 	}
 	if refused := rep.Patterns[3]; len(refused.Samples) == 0 || !strings.Contains(refused.Samples[0], "400: this scenario needs about") {
 		t.Errorf("refusals' samples %q, want the budget's message", refused.Samples)
+	}
+	if !rep.FreshAddresses || rep.FreshCalm.FirstFrame.N == 0 || rep.FreshAttacked.Visits == 0 {
+		t.Errorf("fresh viewers from addresses of their own %v: calm %+v, attacked %+v", rep.FreshAddresses, rep.FreshCalm, rep.FreshAttacked)
 	}
 	for name, v := range map[string]VisitReport{"calm": rep.Calm, "attacked": rep.Attacked} {
 		if v.Visits == 0 || v.FirstFrame.N+int(v.Unfinished+v.Refused+v.Cut) != v.Visits || v.Done.N != v.FirstFrame.N {
@@ -77,6 +85,7 @@ func TestAttack(t *testing.T) {
 	var out bytes.Buffer
 	rep.WriteText(&out)
 	for _, w := range []string{"| pattern | sent | outcomes |", "| heavy | ", "| under attack | ", "| without attack | ",
+		"| fresh viewers, under attack | ", "fresh viewers under attack (each from an address the server had never seen): first frame after",
 		"slots held", "server memory (RSS, from /", "protocol errors: 0"} {
 		if !strings.Contains(out.String(), w) {
 			t.Errorf("report lacks %q:\n%s", w, out.String())

@@ -220,30 +220,45 @@ func casPerArrival(s scenario) float64 {
 	return w + 1/3.0
 }
 
-// Memory estimates the most memory a run of scenario v holds at once, in bytes: per algorithm,
-// the admitted times inside the exact window (8 bytes each, kept in a list that grows by half
-// before it is compacted: about the limit per window, twice that for a fixed window, and up to
-// every arrival when instances race on a store or decide on their own copies), the requests
-// of a slice awaiting their decision (9 bytes each, twice over before they are compacted) with
-// those in flight to the store, the sliding logs (8 bytes an entry, up to three times over as a
-// ring grows; every instance holds the whole log under asynchronous propagation, its share
-// under local counters) and the propagated admissions and store operations in flight; and the
-// arrivals of a slice (12 bytes each), beside runBytes for the rest. TestMemory checks it
-// against the heap runs really hold.
+// Memory estimates the most memory a run of scenario v holds at once, in bytes, counting every
+// world the run builds — one per algorithm and one per point of each sweep (the latency
+// sweep's, with each store and each count of instances_sweep, may make hundreds) — each with
+// its queues: the admitted times inside the exact window (8 bytes each: about the limit per
+// window, twice that for a fixed window, and up to every arrival when instances race on a
+// store or decide on their own copies), the requests of a slice awaiting their decision (9
+// bytes) and their decisions awaiting their turn in the exact count (24 bytes), with those in
+// flight to the store, and under asynchronous propagation the admissions in flight (32 bytes,
+// 64 with a sliding log's); each queue holds what it needs and up to compactAt entries read
+// before it is compacted, never more than the run's arrivals (its admissions, for a queue of
+// admissions), in an array that grows by half.
+// Beside the queues, a world keeps its samples and bins (some 20 KB), its instances' states and
+// clocks (48 bytes each), its sliding logs (8 bytes
+// an entry, up to three times over as a ring grows; every instance holds the whole log under
+// asynchronous propagation, its share under local counters) and its store operations in
+// flight; the run, the arrivals of a slice (12 bytes each) and runBytes for the rest.
+// TestMemoryCorners checks it against the heap runs really hold.
 func Memory(v param.Values) int64 {
 	s := scenarioOf(v)
 	expected := expectedArrivals(s)
+	arrivals := 1.1*expected + 100 // what a queue can ever hold
+	queue := func(size, live float64) float64 { return 1.5 * size * min(arrivals, live+compactAt) }
 	perWindow := min(2*s.load*float64(s.limit)+1, expected)
 	perSlice := expected/defaultSlices + 1
+	windows := float64(s.duration)/float64(s.window) + 1
 	total := 12*perSlice + runBytes
 	for _, t := range worldScenarios(s) { // the sweeps' worlds too, each with its store and latency
 		admitted := min(perWindow, 2*float64(t.limit)+1)
 		if t.store != "atomic" && (t.store != "local" || t.instances > 1) {
 			admitted = perWindow
 		}
+		// A queue of admissions never holds more than the run admits.
+		admissions := func(size, live float64) float64 {
+			return 1.5 * size * min(arrivals, admitted*windows+100, live+compactAt)
+		}
 		inFlight := expected / max(t.duration.Seconds(), 1e-3) * t.latency.Seconds() // arrivals a round trip
-		w := 1.5*8*admitted + 2*9*(perSlice+inFlight) + 32<<10
-		if t.algorithms[0] == "sliding_log" {
+		w := admissions(8, admitted) + queue(9+24, perSlice+inFlight) + 20<<10 + 48*float64(t.instances)
+		log := t.algorithms[0] == "sliding_log"
+		if log {
 			entries := min(float64(t.limit), admitted)
 			switch t.store {
 			case "async":
@@ -255,7 +270,11 @@ func Memory(v param.Values) int64 {
 		}
 		switch t.store {
 		case "async":
-			w += 64 * inFlight
+			size := 32.0
+			if log {
+				size = 64 // and the log of one entry each carries, while in flight
+			}
+			w += admissions(size, inFlight)
 		case "racy", "cas", "incr":
 			w += 48 * inFlight * maxAttempts / 2
 		}

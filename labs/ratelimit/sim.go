@@ -15,6 +15,13 @@ const (
 	nBins    = 120
 )
 
+// compactAt is how far a world's queue (its pending arrivals, decisions, admitted times in the
+// window, propagated admissions) may be read before it is compacted — once more than half of
+// it is behind its head too. Small: a run may simulate hundreds of worlds (the sweeps'), and
+// each queue holds up to this many entries it no longer needs (issue 33: at 4,096, the worlds of
+// a run with both store sweeps held ten times what they needed).
+const compactAt = 256
+
 // maxAttempts is how many compare-and-swap attempts a request makes before it is refused.
 const maxAttempts = 8
 
@@ -369,7 +376,7 @@ func (c *core) popReady() {
 		c.rh++
 		if c.rh == len(c.queue) {
 			c.queue, c.rh = c.queue[:0], 0
-		} else if c.rh > 4096 && c.rh > len(c.queue)/2 {
+		} else if c.rh > compactAt && c.rh > len(c.queue)/2 {
 			n := copy(c.queue, c.queue[c.rh:])
 			c.queue, c.rh = c.queue[:n], 0
 		}
@@ -429,14 +436,14 @@ func (c *core) account(end int64, final bool) {
 		c.bin = nBins
 	}
 	// Compact the queues.
-	if c.ph > 4096 && c.ph > len(c.pt)/2 {
+	if c.ph > compactAt && c.ph > len(c.pt)/2 {
 		n := copy(c.pt, c.pt[c.ph:])
 		copy(c.ps, c.ps[c.ph:])
 		c.pt, c.ps = c.pt[:n], c.ps[:n]
 		c.pbase += int64(c.ph)
 		c.ph = 0
 	}
-	if c.wh > 4096 && c.wh > len(c.win)/2 {
+	if c.wh > compactAt && c.wh > len(c.win)/2 {
 		n := copy(c.win, c.win[c.wh:])
 		c.win, c.wh = c.win[:n], 0
 	}

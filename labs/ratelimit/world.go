@@ -263,7 +263,7 @@ func (w *simWorld[S]) deliver(t int64) {
 			}
 		}
 	}
-	if w.dh > 4096 && w.dh > len(w.deliveries)/2 {
+	if w.dh > compactAt && w.dh > len(w.deliveries)/2 {
 		n := copy(w.deliveries, w.deliveries[w.dh:])
 		clear(w.deliveries[n:])
 		w.deliveries, w.dh = w.deliveries[:n], 0

@@ -17,9 +17,18 @@ export function wireHistory(state, opts = {}) {
   let gesture = false; // a person's gesture is open (from its first move to its end)
   let owed = false; // the newest gesture has no entry yet: the next scenario the server runs gets one
   let accepted = query(); // the query of the newest scenario the server ran
+  if (!decodes(accepted)) {
+    // A malformed escape (a link cut or typed wrong): the address takes the scenario the page
+    // shows (the server has said which parameter it could not use), and so do the links.
+    accepted = encode(spec, state.scenario);
+    history.replaceState(history.state, "", address(accepted) + location.hash);
+  }
 
   const here = () => location.pathname + location.search;
-  const same = (a, b) => a === b || decodeURIComponent(a) === decodeURIComponent(b);
+  // The address may hold what a link brought in and no scenario of ours writes (a malformed
+  // escape, /backoff?clients=%ZZ): compared, never trusted to decode, it is written over with
+  // the scenario's address at the first run.
+  const same = (a, b) => a === b || unescaped(a) === unescaped(b);
   // A fragment (a tour's step, say) belongs to the page, not the scenario: it is kept.
   const write = (url, push) => {
     if (same(url, here())) return false;
@@ -72,3 +81,23 @@ export function wireHistory(state, opts = {}) {
   });
 }
 
+
+// unescaped returns s with its escapes decoded, or s itself when one is malformed ("%ZZ"):
+// decodeURIComponent throws a URIError then.
+function unescaped(s) {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+// decodes reports whether s's escapes are well formed.
+function decodes(s) {
+  try {
+    decodeURIComponent(s);
+    return true;
+  } catch {
+    return false;
+  }
+}
