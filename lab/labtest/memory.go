@@ -154,5 +154,9 @@ func CheckMemoryCorners(tb testing.TB, fresh func() *lab.Lab, budget int64, corn
 			tb.Errorf("%s: the estimate %.1f MB is more than twice the %.1f MB the run held at its peak", v.Encode(), float64(est)/1e6, float64(peak)/1e6)
 		}
 	}
-	tb.Logf("estimate/peak from ×%.2f to ×%.2f over the corners whose runs held 4 MB or more, of %d", worst[0], worst[1], len(corners))
+	if worst[1] > 0 {
+		tb.Logf("estimate/peak from ×%.2f to ×%.2f over the corners whose runs held 4 MB or more, of %d", worst[0], worst[1], len(corners))
+	} else {
+		tb.Logf("no run of the %d corners held 4 MB", len(corners))
+	}
 }

@@ -3,6 +3,7 @@ package backoff
 import (
 	"context"
 	"math"
+	"runtime"
 	"time"
 
 	"github.com/resilience-playground/playground/lab"
@@ -126,13 +127,17 @@ func (r *runner) Cost(v param.Values) int64 {
 }
 
 // Memory estimates the most memory a run of scenario v holds at once, in bytes: the worlds of
-// its workers (at most maxIdleWorlds are kept; each an event queue of some 200 KB, 96 bytes a
-// client of its clients and events), a writes-over-time histogram of 32 KB per worker and
-// strategy at the chosen client count, and the outcomes of a batch of trials (16 bytes each).
-// It stays under a few tens of megabytes whatever the parameters.
+// its workers — one a CPU the process may use (runtime.GOMAXPROCS, as engine.Trials starts
+// them), at most one a simulation — each an event queue of some 200 KB and 96 bytes a client
+// of its clients and events; a writes-over-time histogram of 32 KB per worker and strategy at
+// the chosen client count; and the outcomes of a batch of trials (16 bytes each). It stays
+// under a few tens of megabytes whatever the parameters and the machine (a worker's world is
+// some 300 KB at the most clients), so the memory bound never refuses a scenario of this lab;
+// TestMemoryCorners checks it against the heap runs really hold.
 func Memory(v param.Values) int64 {
 	s := scenarioOf(v)
 	cells := int64(len(withBaseline(s.strategies)))
-	worlds := int64(maxIdleWorlds) * (200<<10 + 96*int64(s.clients))
-	return worlds + maxIdleWorlds*cells*32<<10 + cells*int64(s.trials)*16
+	workers := min(int64(runtime.GOMAXPROCS(0)), cells*int64(s.trials))
+	worlds := workers * (200<<10 + 96*int64(s.clients))
+	return worlds + workers*cells*32<<10 + cells*int64(s.trials)*16
 }
