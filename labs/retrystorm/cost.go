@@ -63,31 +63,78 @@ func requests(s scenario) (total, calm float64) {
 	if s.Trigger == "spike" {
 		total += s.Rate * (s.Spike - 1) * (min(s.TriggerStart+s.TriggerLength, s.Duration) - s.TriggerStart).Seconds()
 	}
-	if s.Trigger == "none" {
+	if !triggered(s) {
 		return total, 1
 	}
 	return total, s.Rate * s.TriggerStart.Seconds() / total
 }
 
+// triggered reports whether scenario s's trigger changes anything: an outage that fails no
+// call, a capacity drop to the whole capacity or a spike to the same rate do not.
+func triggered(s scenario) bool {
+	switch s.Trigger {
+	case "outage":
+		return s.Failure > 0
+	case "capacity":
+		return s.Degraded < 1
+	case "spike":
+		return s.Spike > 1
+	}
+	return false
+}
+
 // healthy reports whether scenario s's service, untroubled, is well under its capacity and
-// answers well within the timeout: its first tries then hardly ever fail.
+// answers well within the timeout: its first tries then hardly ever fail. The latency it
+// takes is the service time and the network's, and, for Brooker's model or a queue of few
+// workers, the growth of the wait with the load (S/(1−ρ)).
 func healthy(s scenario) bool {
 	rho := s.Rate / s.Capacity
 	if rho >= 0.8 {
 		return false
 	}
-	latency := 2*s.Network.Seconds() + s.ServiceTime.Seconds()/(1-rho)
-	return latency < s.Timeout.Seconds()/5
+	latency := s.ServiceTime.Seconds()
+	if s.Service == "concurrency" || s.Capacity*s.ServiceTime.Seconds() < 10 {
+		latency /= 1 - rho
+	}
+	return latency+2*s.Network.Seconds() <= s.Timeout.Seconds()/5
 }
 
 // attemptsBound bounds the attempts per request policy p lets one layer's requests make in
-// scenario s, when that layer gets req requests over the run.
+// scenario s, when that layer gets req requests over the run, calm of them before the
+// trigger.
 func attemptsBound(s scenario, p string, req, calm float64) float64 {
 	storm := 1 + retryBound(s, p, req)
+	if stormFree(s) {
+		// Only the outage fails calls: 1 + x + … + x^N attempts (with a tenth more for the
+		// latency's tail).
+		x := 0.0
+		if s.Trigger == "outage" {
+			x = s.Failure
+		}
+		a := 0.0
+		for k := 0; k <= s.Retries; k++ {
+			a += math.Pow(x, float64(k))
+		}
+		storm = min(storm, calmAttempts*a)
+	}
 	if !healthy(s) {
 		calm = 0
 	}
 	return calm*min(calmAttempts, storm) + (1-calm)*storm
+}
+
+// stormFree reports whether scenario s's service stays healthy even if every request makes all
+// its attempts, during the trigger too: no timeout then fails a call, only the outage.
+func stormFree(s scenario) bool {
+	t := s
+	t.Rate *= math.Pow(float64(s.Retries+1), float64(s.Layers))
+	switch s.Trigger {
+	case "spike":
+		t.Rate *= s.Spike
+	case "capacity":
+		t.Capacity *= s.Degraded
+	}
+	return healthy(t)
 }
 
 // retryBound bounds the retries per request policy p allows a layer's req requests over a run
@@ -108,7 +155,7 @@ func retryBound(s scenario, p string, req float64) float64 {
 	case "aws": // a retry costs at least 5 of 500 tokens; a success earns 1
 		return min(n, 0.2+100*c/req)
 	case "budget":
-		return min(n, s.BudgetRatio+s.BudgetFloor*c*run/req)
+		return min(n, s.BudgetRatio+float64(s.BudgetFloor)*c*run/req)
 	case "breaker": // retries stop once failures pass a tenth of the first tries
 		return min(n, 0.1+(n+1)*c/req)
 	}
@@ -134,16 +181,18 @@ func sampleCount(d time.Duration) int {
 	return int((d + e - 1) / e)
 }
 
-// Memory. What a world holds grows with what is in flight: its requests (72 bytes each, in a
-// slice that may be twice what it holds) and their pending events (32 bytes a node), and the
-// calls at the service (24 bytes each in the queue's ring, twice over); and a world's event
-// loop has a fixed size (loopBytes). The calls at the service are bounded by the calls that
-// can arrive faster than the service completes them, over the run; the requests alive by
-// those that arrive during one request's longest life.
+// Memory. What a world holds grows with what is in flight: its requests (72 bytes each) and
+// their pending events (32 bytes a node), and the calls at the service (24 bytes each, in the
+// queue's chunks, or with an event when in service); every one of them but the queued calls
+// in a slice that, as it grows, is for a moment both its old array and the new one, twice as
+// long: three times what it holds. A world's event loop has a fixed size
+// (loopBytes). The calls at the service are bounded by the calls that can arrive faster than
+// the service completes them, over the run; the requests alive by those that arrive during
+// one request's longest life.
 const (
-	requestBytes = 2*72 + 4 + 3*32 // a request's slot, its free-list entry, three pending events
-	queuedBytes  = 2 * 24          // a call waiting in the queue's ring
-	servedBytes  = 2*24 + 32       // a call in service, and its event
+	requestBytes = 3*72 + 4 + 2*3*32 // a request's slot, its free-list entry, two pending events
+	queuedBytes  = 24 + 2            // a call waiting in the queue's chunks (and a share of their list)
+	servedBytes  = 3*24 + 3*32       // a call in service, and its event
 	loopBytes    = 180 << 10
 	worldBytes   = loopBytes + 32<<10 // samples and latency counts
 )
@@ -167,8 +216,12 @@ func simMemory(s scenario, p string) float64 {
 	if s.Trigger == "spike" {
 		rate *= s.Spike
 	}
-	// A request lives at most its attempts' timeouts and the sleeps between them.
+	// A request lives at most its attempts' timeouts and the sleeps between them; on a healthy
+	// service without a trigger, one attempt's.
 	life := float64(s.Retries+1)*(s.Timeout.Seconds()+4*s.Network.Seconds()) + longestSleeps(s).Seconds()
+	if !triggered(s) && healthy(s) {
+		life = calmAttempts * (s.Timeout.Seconds() + 4*s.Network.Seconds())
+	}
 	alive, at := 0.0, req
 	for range s.Layers {
 		alive += min(at, rate*life) // the requests of this layer

@@ -132,7 +132,7 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 func (r *runner) units(v param.Values, s scenario) []*unit {
 	e := s.env()
 	var out []*unit
-	add := func(u *unit, newPolicy func() retry.Policy) {
+	add := func(u *unit, newPolicy policyFor) {
 		if o, ok := r.memo.Get(u.key); ok {
 			u.out = o
 		} else {
@@ -164,10 +164,16 @@ func (r *runner) units(v param.Values, s scenario) []*unit {
 	return out
 }
 
-// newPolicyFunc returns the constructor of policy p's state for one client at one layer.
-func newPolicyFunc(p string, s scenario) func() retry.Policy {
+// newPolicyFunc returns the maker of policy p's state in scenario s.
+func newPolicyFunc(p string, s scenario) policyFor {
 	mk := policyOptions.Make(p)
-	return func() retry.Policy { return mk(s) }
+	return policyFor{atSend: mk.atSend, new: func(src *engine.Source) retry.Policy { return mk.new(s, src) }}
+}
+
+// policyFor makes one policy's state for a client at a layer, from its stream of draws.
+type policyFor struct {
+	new    func(src *engine.Source) retry.Policy
+	atSend bool
 }
 
 // rampSlices is how many first slices of a heavy run are cut short: a 64th, a 16th and a
