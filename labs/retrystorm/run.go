@@ -368,7 +368,10 @@ func recoveryOf(e *environment, samples []sample) recovery {
 			after := math.Max(0, (time.Duration(j)*e.Sample - e.TriggerEnd).Seconds())
 			rec.after = &after
 			rec.state = "recovered"
-			rec.verdict = fmt.Sprintf("recovered %s s after the trigger", strconv.FormatFloat(math.Round(after*10)/10, 'f', -1, 64))
+			rec.verdict = "recovered as soon as the trigger ended"
+			if after > 0 {
+				rec.verdict = fmt.Sprintf("recovered %s s after the trigger ended", strconv.FormatFloat(math.Round(after*10)/10, 'f', -1, 64))
+			}
 			return rec
 		}
 	}
@@ -378,6 +381,9 @@ func recoveryOf(e *environment, samples []sample) recovery {
 		return rec
 	}
 	rec.state, rec.verdict = "recovering", "not recovered by the end of the run"
+	if rec.endLoadPct*e.Capacity/100 < 0.5*e.Rate {
+		rec.verdict += ": the policy still refuses most requests"
+	}
 	return rec
 }
 
