@@ -67,6 +67,13 @@ type Lab struct {
 	Memory       func(param.Values) int64
 	MemoryParams []string
 
+	// RefusedEnds names the ends of sliders ("duration=168h") that the work or memory budget
+	// refuses while every other parameter is at its default: ranges a lab declares wider than
+	// a run at the defaults may go, so that a lighter scenario can go that far (a week of
+	// slow traffic, three layers of retries). The page offers them; the refusal says what
+	// fits. Tests that run every slider end expect exactly these to be refused.
+	RefusedEnds []string
+
 	// Light is a scenario of the lab (a query, "" for the defaults) that runs in milliseconds:
 	// tests and load tools that run or sweep every lab move its parameters from it.
 	// [NewRegistry] checks that it is a scenario of the lab.

@@ -104,18 +104,11 @@ func healthy(s scenario) bool {
 // trigger.
 func attemptsBound(s scenario, p string, req, calm float64) float64 {
 	storm := 1 + retryBound(s, p, req)
-	if stormFree(s) {
-		// Only the outage fails calls: 1 + x + … + x^N attempts (with a tenth more for the
-		// latency's tail).
-		x := 0.0
-		if s.Trigger == "outage" {
-			x = s.Failure
-		}
-		a := 0.0
-		for k := 0; k <= s.Retries; k++ {
-			a += math.Pow(x, float64(k))
-		}
-		storm = min(storm, calmAttempts*a)
+	if !stormPossible(s) {
+		// Only the outage fails calls: 1 + x + … + x^N attempts for the requests it meets, one
+		// for the others (with a tenth more for the latency's tail).
+		during := triggerShare(s)
+		return min(storm, calmAttempts*((1-during)+during*outageAttempts(s)))
 	}
 	if !healthy(s) {
 		calm = 0
@@ -123,18 +116,78 @@ func attemptsBound(s scenario, p string, req, calm float64) float64 {
 	return calm*min(calmAttempts, storm) + (1-calm)*storm
 }
 
-// stormFree reports whether scenario s's service stays healthy even if every request makes all
-// its attempts, during the trigger too: no timeout then fails a call, only the outage.
-func stormFree(s scenario) bool {
-	t := s
-	t.Rate *= math.Pow(float64(s.Retries+1), float64(s.Layers))
+// outageAttempts is the attempts per request at one layer when only the outage fails calls:
+// 1 + x + … + x^N.
+func outageAttempts(s scenario) float64 {
+	x := 0.0
+	if s.Trigger == "outage" {
+		x = s.Failure
+	}
+	a := 0.0
+	for k := 0; k <= s.Retries; k++ {
+		a += math.Pow(x, float64(k))
+	}
+	return a
+}
+
+// triggerShare is the share of scenario s's requests that arrive during the trigger (the
+// retries of those that arrive just before it ignored).
+func triggerShare(s scenario) float64 {
+	if !triggered(s) {
+		return 0
+	}
+	length := (min(s.TriggerStart+s.TriggerLength, s.Duration) - s.TriggerStart).Seconds()
+	req, _ := requests(s)
+	rate := s.Rate
+	if s.Trigger == "spike" {
+		rate *= s.Spike
+	}
+	return min(1, rate*length/req)
+}
+
+// attemptLife bounds how long an attempt of scenario s waits for its answer: the timeout, or
+// when no storm is possible the longest the queue can grow to (triggerWait) with the service
+// and the network.
+func attemptLife(s scenario) float64 {
+	t := s.Timeout.Seconds() + 4*s.Network.Seconds()
+	if stormPossible(s) {
+		return t
+	}
+	return min(t, triggerWait(s)+s.ServiceTime.Seconds()+4*s.Network.Seconds())
+}
+
+// triggerWait is the longest the calls of scenario s wait in the service's queue when only the
+// outage fails calls: those that arrive faster than it completes them during the trigger pile
+// up.
+func triggerWait(s scenario) float64 {
+	if !triggered(s) {
+		return 0
+	}
+	rate, capacity := s.Rate*math.Pow(outageAttempts(s), float64(s.Layers)), s.Capacity
 	switch s.Trigger {
 	case "spike":
-		t.Rate *= s.Spike
+		rate *= s.Spike
 	case "capacity":
-		t.Capacity *= s.Degraded
+		capacity *= s.Degraded
 	}
-	return healthy(t)
+	length := (min(s.TriggerStart+s.TriggerLength, s.Duration) - s.TriggerStart).Seconds()
+	return max(0, rate-capacity) * length / capacity
+}
+
+// stormPossible reports whether a storm of timeouts can happen in scenario s: whether calls
+// can wait long enough to time out. A healthy service without a trigger never makes them wait
+// that long; with a trigger, the calls that arrive faster than the service completes them
+// during it — the retries of the outage's failures included — queue up, and a storm is
+// possible if their wait can near the timeout. (A service that sheds beyond a queue limit
+// fails calls at once instead, and their retries can multiply: possible too.)
+func stormPossible(s scenario) bool {
+	if !healthy(s) || s.Shed == "limit" {
+		return true
+	}
+	if !triggered(s) {
+		return false
+	}
+	return triggerWait(s)+s.ServiceTime.Seconds()+2*s.Network.Seconds() >= 0.8*s.Timeout.Seconds()
 }
 
 // retryBound bounds the retries per request policy p allows a layer's req requests over a run
@@ -158,6 +211,8 @@ func retryBound(s scenario, p string, req float64) float64 {
 		return min(n, s.BudgetRatio+float64(s.BudgetFloor)*c*run/req)
 	case "breaker": // retries stop once failures pass a tenth of the first tries
 		return min(n, 0.1+(n+1)*c/req)
+	case "circuit": // closed, it lets no more than half the calls of its window fail
+		return min(n, 1+100*c/req)
 	}
 	return n
 }
@@ -197,16 +252,20 @@ const (
 	worldBytes   = loopBytes + 32<<10 // samples and latency counts
 )
 
-// memoryOf estimates the most memory a run of scenario v holds at once, in bytes.
+// memoryOf estimates the most memory a run of scenario v holds at once, in bytes: its
+// policies' worlds and the sweeps' first points, or a later batch of the sweeps' points,
+// whichever holds more (see phasesOf).
 func memoryOf(v param.Values) int64 {
 	s := scenarioOf(v)
-	total := 0.0
-	for _, t := range unitScenarios(s) {
-		for _, p := range s.Policies {
-			total += simMemory(t, p)
+	most := 0.0
+	for _, ph := range phasesOf(s, planOf(s)) {
+		sum := 0.0
+		for _, u := range ph {
+			sum += simMemory(u.scenario, u.policy)
 		}
+		most = max(most, sum)
 	}
-	return int64(math.Min(total, math.MaxInt64/2))
+	return int64(math.Min(most, math.MaxInt64/2))
 }
 
 // simMemory estimates the most memory policy p's simulation of scenario s holds.
@@ -216,16 +275,18 @@ func simMemory(s scenario, p string) float64 {
 	if s.Trigger == "spike" {
 		rate *= s.Spike
 	}
-	// A request lives at most its attempts' timeouts and the sleeps between them; on a healthy
-	// service without a trigger, one attempt's.
-	life := float64(s.Retries+1)*(s.Timeout.Seconds()+4*s.Network.Seconds()) + longestSleeps(s).Seconds()
-	if !triggered(s) && healthy(s) {
-		life = calmAttempts * (s.Timeout.Seconds() + 4*s.Network.Seconds())
-	}
+	// A request lives at most its attempts' timeouts and the sleeps between them, as many as
+	// the policy allows on average; on a healthy service without a trigger, one attempt's.
+	attempt := attemptLife(s)
+	sleeps := longestSleeps(s).Seconds() / float64(max(s.Retries, 1))
 	alive, at := 0.0, req
 	for range s.Layers {
-		alive += min(at, rate*life) // the requests of this layer
 		a := attemptsBound(s, p, at, 0)
+		life := a*attempt + (a-1)*sleeps
+		if !triggered(s) && healthy(s) {
+			life = calmAttempts * attempt
+		}
+		alive += min(at, rate*life) // the requests of this layer
 		at *= a
 		rate *= a
 	}

@@ -30,7 +30,7 @@ var costScenarios = []struct {
 	{"policies=retries&shed=limit&queue_limit=50&duration=30s", true},
 	{"policies=retries&shed=deadline&duration=30s", false},
 	{"policies=retries,budget&backoff=exponential&base=1s&cap=1m&timeout=10s&duration=2m", false},
-	{"policies=none,retries&rate=3000&capacity=100000&duration=10s&trigger_start=5s", true},
+	{"policies=none,retries&rate=2000&capacity=100000&duration=10s&trigger_start=5s", true},
 	{"policies=adaptive,budget&rate=0.1&clients=1&duration=5m", true},
 	{"policies=retries,adaptive&sweep=0:100:25&duration=20s", false},
 	{"policies=retries,breaker&client_sweep=1:1000:333&duration=20s", true},

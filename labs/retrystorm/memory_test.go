@@ -24,7 +24,7 @@ func TestMemory(t *testing.T) {
 		tight bool
 	}{
 		{"policies=retries&duration=5m", true},
-		{"policies=none,retries&rate=3000&capacity=2000&duration=1m", true},
+		{"policies=none,retries&rate=2000&capacity=1500&duration=1m", true},
 		{"policies=retries&clients=1000&layers=2&duration=1m", true},
 		{"policies=retries&service=concurrency&service_time=1s&capacity=100&rate=80&timeout=3s&duration=2m", false},
 		{"policies=retries,budget&backoff=exponential&base=1s&cap=1m&timeout=10s&duration=2m", false},
