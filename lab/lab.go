@@ -185,8 +185,7 @@ func mergeSeries(have, next []Series, keep bool) []Series {
 		switch {
 		case i < 0 && s.Upsert:
 			x, y := s.X, s.Y
-			s.X, s.Y = nil, nil
-			s.X, s.Y = upsert(s.X, s.Y, x, y)
+			s.X, s.Y = upsert([]float64{}, []float64{}, x, y)
 			s.Append, s.Upsert = false, keep
 			have = append(have, s)
 		case i < 0:
@@ -221,7 +220,8 @@ func upsert(hx, hy, x, y []float64) ([]float64, []float64) {
 	return hx, hy
 }
 
-func clone(x []float64) []float64 { return append([]float64(nil), x...) }
+// clone returns a copy of x, never nil: JSON writes a nil slice as null, which no page draws.
+func clone(x []float64) []float64 { return append(make([]float64, 0, len(x)), x...) }
 
 // Result is the whole outcome of a scenario, as the JSON API returns it.
 type Result struct {

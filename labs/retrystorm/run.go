@@ -657,11 +657,9 @@ type clientRow struct {
 // from-th on.
 func timeSeries(p string, e *environment, samples []sample, from int) []lab.Series {
 	secs := e.Sample.Seconds()
-	var (
-		x                         = make([]float64, 0, len(samples))
-		calls, good, inFlight     = make([]float64, 0, len(samples)), make([]float64, 0, len(samples)), make([]float64, 0, len(samples))
-		ax, amp, sx, succ, lx, lt []float64
-	)
+	n := len(samples)
+	x, calls, good, inFlight := make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n)
+	ax, amp, sx, succ, lx, lt := make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n)
 	for i, sm := range samples {
 		t := e.SampleEnd(from + i).Seconds()
 		x = append(x, t)
