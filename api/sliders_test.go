@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -65,15 +66,17 @@ func TestEverySliderEnd(t *testing.T) {
 						t.Fatal(err)
 					}
 					if err := l.CheckBudget(v, api.DefaultBudget); err != nil {
-						if !workBounded[l.Name+"/"+q] {
+						if !slices.Contains(l.RefusedEnds, q) {
 							t.Fatalf("refused before the run, though the page offers it: %v", err)
 						}
-						// A range the work budget bounds (a week of traffic at the default rate):
-						// refused up front, naming the parameter and a value that fits — which is
-						// admitted and finishes.
+						// A range the budget bounds, as the lab declares (a week of traffic at the
+						// default rate): refused up front, naming the parameter and a value that
+						// fits — which is admitted and finishes.
 						if v, err = fitted(t, l, v, err); err != nil {
 							t.Fatal(err)
 						}
+					} else if slices.Contains(l.RefusedEnds, q) {
+						t.Errorf("%s declares %s refused at the defaults (lab.Lab.RefusedEnds), but the budget admits it", l.Name, q)
 					}
 					if cpu := srv.mustFinish(t, l, v); cpu > heaviest.cpu {
 						heaviest.name, heaviest.cpu = l.Name+"?"+q, cpu
@@ -87,12 +90,6 @@ func TestEverySliderEnd(t *testing.T) {
 			heaviest.name, heaviest.cpu.Seconds(), api.DefaultMaxRunCPU.Seconds()/heaviest.cpu.Seconds(), api.DefaultMaxRunCPU)
 	}
 }
-
-// workBounded lists the slider ends whose range the work budget, not the declaration,
-// bounds: the rate limiter's duration goes up to a week so that slow traffic can run for
-// hours, while a week at the default rate is refused before it runs, with the duration that
-// fits.
-var workBounded = map[string]bool{"ratelimit/duration=168h": true}
 
 // fitted returns v with the value the budget's refusal err suggests ("lower duration to
 // 2h1m12s or less"), after checking that the refusal names a parameter and that the value it
@@ -170,7 +167,7 @@ func keepRules(t *testing.T, l *lab.Lab, q string, err error) (string, bool) {
 	}
 	for _, name := range pe.Params {
 		sp, ok := l.Params.Lookup(name)
-		if !ok || q[:len(name)+1] == name+"=" {
+		if !ok || strings.HasPrefix(q, name+"=") {
 			continue
 		}
 		_, same, _ := strings.Cut(q, "=")

@@ -67,6 +67,13 @@ type Lab struct {
 	Memory       func(param.Values) int64
 	MemoryParams []string
 
+	// RefusedEnds names the ends of sliders ("duration=168h") that the work or memory budget
+	// refuses while every other parameter is at its default: ranges a lab declares wider than
+	// a run at the defaults may go, so that a lighter scenario can go that far (a week of
+	// slow traffic, three layers of retries). The page offers them; the refusal says what
+	// fits. Tests that run every slider end expect exactly these to be refused.
+	RefusedEnds []string
+
 	// Light is a scenario of the lab (a query, "" for the defaults) that runs in milliseconds:
 	// tests and load tools that run or sweep every lab move its parameters from it.
 	// [NewRegistry] checks that it is a scenario of the lab.
@@ -178,8 +185,7 @@ func mergeSeries(have, next []Series, keep bool) []Series {
 		switch {
 		case i < 0 && s.Upsert:
 			x, y := s.X, s.Y
-			s.X, s.Y = nil, nil
-			s.X, s.Y = upsert(s.X, s.Y, x, y)
+			s.X, s.Y = upsert([]float64{}, []float64{}, x, y)
 			s.Append, s.Upsert = false, keep
 			have = append(have, s)
 		case i < 0:
@@ -214,7 +220,8 @@ func upsert(hx, hy, x, y []float64) ([]float64, []float64) {
 	return hx, hy
 }
 
-func clone(x []float64) []float64 { return append([]float64(nil), x...) }
+// clone returns a copy of x, never nil: JSON writes a nil slice as null, which no page draws.
+func clone(x []float64) []float64 { return append(make([]float64, 0, len(x)), x...) }
 
 // Result is the whole outcome of a scenario, as the JSON API returns it.
 type Result struct {

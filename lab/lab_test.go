@@ -63,7 +63,7 @@ func result(summary map[string]any, series []lab.Series) *lab.Result {
 
 // ser builds a series; append marks it as an extension.
 func ser(name string, app bool, xy ...float64) lab.Series {
-	s := lab.Series{Name: name, Chart: "c", Label: name, XUnit: "x", YUnit: "y", Append: app}
+	s := lab.Series{Name: name, Chart: "c", Label: name, XUnit: "x", YUnit: "y", Append: app, X: []float64{}, Y: []float64{}}
 	for i := 0; i+1 < len(xy); i += 2 {
 		s.X = append(s.X, xy[i])
 		s.Y = append(s.Y, xy[i+1])
@@ -772,5 +772,31 @@ func TestRegistry(t *testing.T) {
 			}()
 			lab.NewRegistry(tt.labs...)
 		})
+	}
+}
+
+// TestEmptyPointsStayEmpty: a series sent with no points yet (a policy with no request ended
+// so far) stays an empty list through merges and results — JSON's [], never null, which the
+// page cannot draw — however it is sent: whole, appended or upserted.
+func TestEmptyPointsStayEmpty(t *testing.T) {
+	for _, s := range []lab.Series{
+		{Name: "whole", X: []float64{}, Y: []float64{}},
+		{Name: "appended", X: []float64{}, Y: []float64{}, Append: true},
+		{Name: "upserted", X: []float64{}, Y: []float64{}, Upsert: true},
+	} {
+		var u lab.Update
+		u.Merge(lab.Update{Series: []lab.Series{s}})
+		u.Merge(lab.Update{Series: []lab.Series{s}})
+		r := &lab.Result{Summary: map[string]any{}}
+		r.Apply(u)
+		for what, got := range map[string][]lab.Series{"merged update": u.Series, "result": r.Series} {
+			b, err := json.Marshal(got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(b), "null") {
+				t.Errorf("%s, %s: %s", s.Name, what, b)
+			}
+		}
 	}
 }

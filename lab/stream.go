@@ -11,7 +11,8 @@ import (
 )
 
 // ErrBadUpdate is wrapped by the error of a run whose lab reported an update that cannot be
-// sent: a number that JSON cannot carry (NaN, ±Inf) in a series or in the summary.
+// sent: a number that JSON cannot carry (NaN, ±Inf) in a series or in the summary, or a
+// series whose points are missing (nil, which JSON writes as null) or do not pair.
 var ErrBadUpdate = errors.New("lab: an update cannot be sent")
 
 // Stream runs scenario v like l.Run, checking each update before it reaches emit: the first
@@ -42,6 +43,10 @@ func (l *Lab) Stream(ctx context.Context, v param.Values, emit func(Update)) err
 // check returns why u cannot be sent, or nil.
 func (u Update) check() error {
 	for _, s := range u.Series {
+		if s.X == nil || s.Y == nil || len(s.X) != len(s.Y) {
+			// JSON would carry a nil slice as null, which no page can draw; points must pair.
+			return fmt.Errorf("series %q: %d x and %d y (nil: %v, %v)", s.Name, len(s.X), len(s.Y), s.X == nil, s.Y == nil)
+		}
 		for _, xs := range [2][]float64{s.X, s.Y} {
 			for i, x := range xs {
 				if math.IsNaN(x) || math.IsInf(x, 0) {

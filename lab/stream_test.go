@@ -21,6 +21,8 @@ func TestStreamRefusesUnsendable(t *testing.T) {
 	}{
 		{"series", lab.Update{Series: []lab.Series{{Name: "ceiling", X: []float64{0, 1}, Y: []float64{math.Inf(1), 2}}}}, `series "ceiling": point 0 is +Inf`},
 		{"summary", lab.Update{Summary: map[string]any{"share": map[string]float64{"a": math.NaN()}}}, `summary "share"`},
+		{"nil points", lab.Update{Series: []lab.Series{{Name: "latency none", X: []float64{}}}}, `series "latency none": 0 x and 0 y (nil: false, true)`},
+		{"unpaired points", lab.Update{Series: []lab.Series{{Name: "s", X: []float64{1, 2}, Y: []float64{1}}}}, `series "s": 2 x and 1 y`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var got []lab.Update

@@ -482,7 +482,7 @@ const cpuBin = 2.0
 // cpuHistogram is the distribution of per-backend utilisation under one policy: backends per
 // bin of cpuBin points (x is the bin's middle).
 func cpuHistogram(name string, cpu []float64, failing []bool) lab.Series {
-	var counts []float64
+	counts := []float64{} // never nil: JSON would write null
 	for b, u := range cpu {
 		if failing[b] {
 			continue

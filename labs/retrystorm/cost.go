@@ -63,31 +63,131 @@ func requests(s scenario) (total, calm float64) {
 	if s.Trigger == "spike" {
 		total += s.Rate * (s.Spike - 1) * (min(s.TriggerStart+s.TriggerLength, s.Duration) - s.TriggerStart).Seconds()
 	}
-	if s.Trigger == "none" {
+	if !triggered(s) {
 		return total, 1
 	}
 	return total, s.Rate * s.TriggerStart.Seconds() / total
 }
 
+// triggered reports whether scenario s's trigger changes anything: an outage that fails no
+// call, a capacity drop to the whole capacity or a spike to the same rate do not.
+func triggered(s scenario) bool {
+	switch s.Trigger {
+	case "outage":
+		return s.Failure > 0
+	case "capacity":
+		return s.Degraded < 1
+	case "spike":
+		return s.Spike > 1
+	}
+	return false
+}
+
 // healthy reports whether scenario s's service, untroubled, is well under its capacity and
-// answers well within the timeout: its first tries then hardly ever fail.
+// answers well within the timeout: its first tries then hardly ever fail. The latency it
+// takes is the service time and the network's, and, for Brooker's model or a queue of few
+// workers, the growth of the wait with the load (S/(1−ρ)).
 func healthy(s scenario) bool {
 	rho := s.Rate / s.Capacity
 	if rho >= 0.8 {
 		return false
 	}
-	latency := 2*s.Network.Seconds() + s.ServiceTime.Seconds()/(1-rho)
-	return latency < s.Timeout.Seconds()/5
+	latency := s.ServiceTime.Seconds()
+	if s.Service == "concurrency" || s.Capacity*s.ServiceTime.Seconds() < 10 {
+		latency /= 1 - rho
+	}
+	return latency+2*s.Network.Seconds() <= s.Timeout.Seconds()/5
 }
 
 // attemptsBound bounds the attempts per request policy p lets one layer's requests make in
-// scenario s, when that layer gets req requests over the run.
+// scenario s, when that layer gets req requests over the run, calm of them before the
+// trigger.
 func attemptsBound(s scenario, p string, req, calm float64) float64 {
 	storm := 1 + retryBound(s, p, req)
+	if !stormPossible(s) {
+		// Only the outage fails calls: 1 + x + … + x^N attempts for the requests it meets, one
+		// for the others (with a tenth more for the latency's tail).
+		during := triggerShare(s)
+		return min(storm, calmAttempts*((1-during)+during*outageAttempts(s)))
+	}
 	if !healthy(s) {
 		calm = 0
 	}
 	return calm*min(calmAttempts, storm) + (1-calm)*storm
+}
+
+// outageAttempts is the attempts per request at one layer when only the outage fails calls:
+// 1 + x + … + x^N.
+func outageAttempts(s scenario) float64 {
+	x := 0.0
+	if s.Trigger == "outage" {
+		x = s.Failure
+	}
+	a := 0.0
+	for k := 0; k <= s.Retries; k++ {
+		a += math.Pow(x, float64(k))
+	}
+	return a
+}
+
+// triggerShare is the share of scenario s's requests that arrive during the trigger (the
+// retries of those that arrive just before it ignored).
+func triggerShare(s scenario) float64 {
+	if !triggered(s) {
+		return 0
+	}
+	length := (min(s.TriggerStart+s.TriggerLength, s.Duration) - s.TriggerStart).Seconds()
+	req, _ := requests(s)
+	rate := s.Rate
+	if s.Trigger == "spike" {
+		rate *= s.Spike
+	}
+	return min(1, rate*length/req)
+}
+
+// attemptLife bounds how long an attempt of scenario s waits for its answer: the timeout, or
+// when no storm is possible the longest the queue can grow to (triggerWait) with the service
+// and the network.
+func attemptLife(s scenario) float64 {
+	t := s.Timeout.Seconds() + 4*s.Network.Seconds()
+	if stormPossible(s) {
+		return t
+	}
+	return min(t, triggerWait(s)+s.ServiceTime.Seconds()+4*s.Network.Seconds())
+}
+
+// triggerWait is the longest the calls of scenario s wait in the service's queue when only the
+// outage fails calls: those that arrive faster than it completes them during the trigger pile
+// up.
+func triggerWait(s scenario) float64 {
+	if !triggered(s) {
+		return 0
+	}
+	rate, capacity := s.Rate*math.Pow(outageAttempts(s), float64(s.Layers)), s.Capacity
+	switch s.Trigger {
+	case "spike":
+		rate *= s.Spike
+	case "capacity":
+		capacity *= s.Degraded
+	}
+	length := (min(s.TriggerStart+s.TriggerLength, s.Duration) - s.TriggerStart).Seconds()
+	return max(0, rate-capacity) * length / capacity
+}
+
+// stormPossible reports whether a storm of timeouts can happen in scenario s: whether calls
+// can wait long enough to time out. A healthy service without a trigger never makes them wait
+// that long; with a trigger, the calls that arrive faster than the service completes them
+// during it — the retries of the outage's failures included — queue up, and a storm is
+// possible if their wait can near the timeout. (A service that sheds beyond a queue limit
+// fails calls at once instead, and their retries can multiply: possible too.)
+func stormPossible(s scenario) bool {
+	if !healthy(s) || s.Shed == "limit" {
+		return true
+	}
+	if !triggered(s) {
+		return false
+	}
+	return triggerWait(s)+s.ServiceTime.Seconds()+2*s.Network.Seconds() >= 0.8*s.Timeout.Seconds()
 }
 
 // retryBound bounds the retries per request policy p allows a layer's req requests over a run
@@ -108,9 +208,11 @@ func retryBound(s scenario, p string, req float64) float64 {
 	case "aws": // a retry costs at least 5 of 500 tokens; a success earns 1
 		return min(n, 0.2+100*c/req)
 	case "budget":
-		return min(n, s.BudgetRatio+s.BudgetFloor*c*run/req)
+		return min(n, s.BudgetRatio+float64(s.BudgetFloor)*c*run/req)
 	case "breaker": // retries stop once failures pass a tenth of the first tries
 		return min(n, 0.1+(n+1)*c/req)
+	case "circuit": // closed, it lets no more than half the calls of its window fail
+		return min(n, 1+100*c/req)
 	}
 	return n
 }
@@ -134,30 +236,36 @@ func sampleCount(d time.Duration) int {
 	return int((d + e - 1) / e)
 }
 
-// Memory. What a world holds grows with what is in flight: its requests (72 bytes each, in a
-// slice that may be twice what it holds) and their pending events (32 bytes a node), and the
-// calls at the service (24 bytes each in the queue's ring, twice over); and a world's event
-// loop has a fixed size (loopBytes). The calls at the service are bounded by the calls that
-// can arrive faster than the service completes them, over the run; the requests alive by
-// those that arrive during one request's longest life.
+// Memory. What a world holds grows with what is in flight: its requests (72 bytes each) and
+// their pending events (32 bytes a node), and the calls at the service (24 bytes each, in the
+// queue's chunks, or with an event when in service); every one of them but the queued calls
+// in a slice that, as it grows, is for a moment both its old array and the new one, twice as
+// long: three times what it holds. A world's event loop has a fixed size
+// (loopBytes). The calls at the service are bounded by the calls that can arrive faster than
+// the service completes them, over the run; the requests alive by those that arrive during
+// one request's longest life.
 const (
-	requestBytes = 2*72 + 4 + 3*32 // a request's slot, its free-list entry, three pending events
-	queuedBytes  = 2 * 24          // a call waiting in the queue's ring
-	servedBytes  = 2*24 + 32       // a call in service, and its event
+	requestBytes = 3*72 + 4 + 2*3*32 // a request's slot, its free-list entry, two pending events
+	queuedBytes  = 24 + 2            // a call waiting in the queue's chunks (and a share of their list)
+	servedBytes  = 3*24 + 3*32       // a call in service, and its event
 	loopBytes    = 180 << 10
 	worldBytes   = loopBytes + 32<<10 // samples and latency counts
 )
 
-// memoryOf estimates the most memory a run of scenario v holds at once, in bytes.
+// memoryOf estimates the most memory a run of scenario v holds at once, in bytes: its
+// policies' worlds and the sweeps' first points, or a later batch of the sweeps' points,
+// whichever holds more (see phasesOf).
 func memoryOf(v param.Values) int64 {
 	s := scenarioOf(v)
-	total := 0.0
-	for _, t := range unitScenarios(s) {
-		for _, p := range s.Policies {
-			total += simMemory(t, p)
+	most := 0.0
+	for _, ph := range phasesOf(s, planOf(s)) {
+		sum := 0.0
+		for _, u := range ph {
+			sum += simMemory(u.scenario, u.policy)
 		}
+		most = max(most, sum)
 	}
-	return int64(math.Min(total, math.MaxInt64/2))
+	return int64(math.Min(most, math.MaxInt64/2))
 }
 
 // simMemory estimates the most memory policy p's simulation of scenario s holds.
@@ -167,12 +275,18 @@ func simMemory(s scenario, p string) float64 {
 	if s.Trigger == "spike" {
 		rate *= s.Spike
 	}
-	// A request lives at most its attempts' timeouts and the sleeps between them.
-	life := float64(s.Retries+1)*(s.Timeout.Seconds()+4*s.Network.Seconds()) + longestSleeps(s).Seconds()
+	// A request lives at most its attempts' timeouts and the sleeps between them, as many as
+	// the policy allows on average; on a healthy service without a trigger, one attempt's.
+	attempt := attemptLife(s)
+	sleeps := longestSleeps(s).Seconds() / float64(max(s.Retries, 1))
 	alive, at := 0.0, req
 	for range s.Layers {
-		alive += min(at, rate*life) // the requests of this layer
 		a := attemptsBound(s, p, at, 0)
+		life := a*attempt + (a-1)*sleeps
+		if !triggered(s) && healthy(s) {
+			life = calmAttempts * attempt
+		}
+		alive += min(at, rate*life) // the requests of this layer
 		at *= a
 		rate *= a
 	}

@@ -7,16 +7,38 @@ import (
 
 	"github.com/resilience-playground/playground/algorithms/backoff"
 	"github.com/resilience-playground/playground/algorithms/retry"
+	"github.com/resilience-playground/playground/engine"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/param"
 )
 
-// policyOptions are the retry policies the lab compares, in canonical order, each with the
-// policy it makes for one client at one layer from the scenario (only the budget's ratio and
-// floor are the scenario's; every other policy runs with its project's documented defaults).
-var policyOptions = lab.Options[func(s scenario) retry.Policy]{
-	{Name: "none", Label: "No retries", New: func(scenario) retry.Policy { return retry.None{} }},
-	{Name: "retries", Label: "N retries", New: func(scenario) retry.Policy { return retry.Retries{} }},
+// policyOptions are the retry policies the lab compares, in canonical order, each with what
+// it makes for one client at one layer (see newPolicy). Only the budget's ratio and floor are
+// the scenario's; every other policy runs with its project's documented defaults.
+var policyOptions = lab.Options[policyMaker]{
+	{Name: "none", Label: "No retries", New: policyMaker{new: func(scenario, *engine.Source) retry.Policy { return retry.None{} }}},
+	{Name: "retries", Label: "N retries", New: policyMaker{new: func(scenario, *engine.Source) retry.Policy { return retry.Retries{} }}},
+	{Name: "adaptive", Label: "Retry token bucket", New: policyMaker{new: func(scenario, *engine.Source) retry.Policy { return retry.DefaultAdaptive() }}},
+	{Name: "grpc", Label: "gRPC throttling", New: policyMaker{new: func(scenario, *engine.Source) retry.Policy { return retry.DefaultGRPC() }}},
+	{Name: "aws", Label: "AWS SDK quota", New: policyMaker{new: func(scenario, *engine.Source) retry.Policy { return retry.DefaultAWS() }}},
+	{Name: "budget", Label: "Retry budget", New: policyMaker{new: func(s scenario, _ *engine.Source) retry.Policy {
+		return retry.NewBudget(retry.DefaultBudgetTTL, s.BudgetFloor, s.BudgetRatio)
+	}}},
+	{Name: "breaker", Label: "Retry breaker", New: policyMaker{new: func(scenario, *engine.Source) retry.Policy { return retry.DefaultBreaker() }}},
+	{Name: "circuit", Label: "Circuit breaker", New: policyMaker{atSend: true, new: func(scenario, *engine.Source) retry.Policy { return retry.DefaultCircuit() }}},
+	{Name: "throttle", Label: "Client-side throttling", New: policyMaker{atSend: true, new: func(_ scenario, src *engine.Source) retry.Policy {
+		return retry.DefaultThrottle(src)
+	}}},
+}
+
+// policyMaker makes a policy's state for one client at one layer from the scenario and the
+// client's stream of draws for its policy (only throttling draws). atSend says when the policy
+// decides on a retry: when it is due, after the backoff sleep (the breakers that watch the
+// calls as they go), rather than as the attempt before it fails (the token buckets and
+// budgets, as their sources do).
+type policyMaker struct {
+	new    func(s scenario, src *engine.Source) retry.Policy
+	atSend bool
 }
 
 // Policies are the names of the retry policies, in canonical order.
@@ -69,7 +91,7 @@ var (
 // Params declares the lab's parameters.
 var Params = param.Set{
 	{Name: "policies", Label: "Policies", Kind: param.EnumList, Options: Policies, OptionLabels: policyOptions.Labels(),
-		Default: "none,retries",
+		Default: "none,retries,adaptive,budget,circuit",
 		Help:    "Retry policies to compare; each sees the same arrivals, network and service, attempt by attempt."},
 	{Name: "retries", Label: "Retries N", Kind: param.Int, Default: "3", Min: 0, Max: 10, Step: 1,
 		Help: "Most retries per request, under every policy but No retries; the budgets and breakers may allow fewer."},
@@ -81,13 +103,13 @@ var Params = param.Set{
 		Help: "The service's capacity during the drop, as a share of its normal capacity."},
 	{Name: "spike", Label: "Spike", Kind: param.Float, Default: "2", Min: 1, Max: 10, Step: 0.1, Unit: "×", Applies: whenSpike,
 		Help: "The request rate during the spike, as a multiple of the normal rate."},
-	{Name: "trigger_start", Label: "Trigger starts", Kind: param.Duration, Default: "10s", Min: 0, Max: 600000, Step: 100, Unit: "ms", Applies: whenTrigger,
+	{Name: "trigger_start", Label: "Trigger starts", Kind: param.Duration, Default: "10s", Min: 0, Max: 299900, Step: 100, Unit: "ms", Applies: whenTrigger,
 		Help: "When the trigger begins, from the start of the run."},
 	{Name: "trigger_length", Label: "Trigger lasts", Kind: param.Duration, Default: "10s", Min: 100, Max: 600000, Step: 100, Unit: "ms", Applies: whenTrigger,
 		Help: "How long the trigger lasts."},
 	{Name: "clients", Label: "Clients", Kind: param.Int, Default: "10", Min: 1, Max: 1000, Step: 1, Log: true,
 		Help: "Clients sharing the request rate, each with a policy of its own (its own bucket, budget or breaker)."},
-	{Name: "rate", Label: "Request rate", Kind: param.Float, Default: "600", Min: 0.1, Max: 10000, Step: 0.1, Unit: "/s", Log: true,
+	{Name: "rate", Label: "Request rate", Kind: param.Float, Default: "600", Min: 0.1, Max: 2000, Step: 0.1, Unit: "/s", Log: true,
 		Help: "New requests a second from all the clients together (Poisson arrivals), retries not counted."},
 	{Name: "capacity", Label: "Capacity", Kind: param.Float, Default: "1000", Min: 1, Max: 100000, Step: 1, Unit: "/s", Log: true,
 		Help: "Calls a second the service completes at most."},
@@ -113,9 +135,9 @@ var Params = param.Set{
 		Help: "Calls at the service (waiting or in service) beyond which it refuses new ones."},
 	{Name: "budget_ratio", Group: "Advanced", Label: "Budget ratio", Kind: param.Float, Default: "0.2", Min: 0, Max: 1, Step: 0.01, Applies: whenBudget,
 		Help: "The retry budget's share: retries may be this share of the requests of the last 10 s (Finagle, Linkerd and Envoy: 20%; the SRE book's per-client budget: 10%)."},
-	{Name: "budget_floor", Group: "Advanced", Label: "Budget floor", Kind: param.Float, Default: "10", Min: 0, Max: 1000, Step: 1, Unit: "/s", Applies: whenBudget,
+	{Name: "budget_floor", Group: "Advanced", Label: "Budget floor", Kind: param.Int, Default: "10", Min: 0, Max: 1000, Step: 1, Unit: "/s", Applies: whenBudget,
 		Help: "Retries a second each client may make whatever its requests (Finagle and Linkerd: 10)."},
-	{Name: "duration", Group: "Advanced", Label: "Duration", Kind: param.Duration, Default: "1m", Min: 1000, Max: 600000, Step: 1000, Unit: "ms",
+	{Name: "duration", Group: "Advanced", Label: "Duration", Kind: param.Duration, Default: "1m", Min: 1000, Max: 300000, Step: 1000, Unit: "ms",
 		Help: "Simulated time during which requests arrive; every request then runs to its end."},
 	{Name: "seed", Group: "Advanced", Label: "Seed", Kind: param.Int, Default: "1", Min: 0, Max: 1<<53 - 1, Step: 1, Random: true,
 		Help: "All randomness comes from the seed: the same seed gives the same numbers."},
@@ -170,7 +192,7 @@ type scenario struct {
 	Shed          string
 	QueueLimit    int
 	BudgetRatio   float64
-	BudgetFloor   float64
+	BudgetFloor   int
 	Duration      time.Duration
 	Seed          uint64
 	Sweep         []int64 // failure shares of the sweep, in %
@@ -202,7 +224,7 @@ func scenarioOf(v param.Values) scenario {
 		Shed:          v.String("shed"),
 		QueueLimit:    int(v.Int("queue_limit")),
 		BudgetRatio:   v.Float("budget_ratio"),
-		BudgetFloor:   v.Float("budget_floor"),
+		BudgetFloor:   int(v.Int("budget_floor")),
 		Duration:      v.Duration("duration"),
 		Seed:          uint64(v.Int("seed")),
 		Sweep:         v.Range("sweep").Points(),

@@ -1,6 +1,7 @@
 package retrystorm
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -44,9 +45,10 @@ func (r *runner) lab() *lab.Lab {
 		Tours:        tours,
 		Cost:         costOf,
 		CostBound:    costOf,
-		CostParams:   []string{"duration", "rate", "policies", "retries", "layers", "sweep", "client_sweep", "clients"},
+		CostParams:   []string{"retries", "layers", "duration", "rate", "policies", "sweep", "client_sweep", "clients"},
 		Memory:       memoryOf,
-		MemoryParams: []string{"duration", "rate", "policies", "retries", "layers", "sweep", "client_sweep"},
+		MemoryParams: []string{"retries", "layers", "duration", "rate", "policies", "sweep", "client_sweep"},
+		RefusedEnds:  []string{"layers=3"},
 		Light:        "rate=50&capacity=100&duration=5s&trigger_start=2s&trigger_length=1s",
 		Progressive:  true,
 		Run:          r.Run,
@@ -55,25 +57,29 @@ func (r *runner) lab() *lab.Lab {
 
 // unit is one simulation of a run: a policy of the scenario, or one of a sweep's points.
 type unit struct {
-	policy string
-	sweep  string // "" for the scenario itself, "sweep" or "client_sweep"
-	x      int64  // the sweep's point: a failure share in %, or a client count
-	key    string // the memo's key (memoKey)
-	env    *environment
-	world  *world   // nil when the memo holds its outcome
-	out    *outcome // its outcome, once final
-	sent   int      // samples sent
+	policy    string
+	sweep     string // "" for the scenario itself, "sweep" or "client_sweep"
+	x         int64  // the sweep's point: a failure share in %, or a client count
+	key       string // the memo's key (memoKey)
+	scenario  scenario
+	env       *environment
+	newPolicy policyFor
+	world     *world   // while it is simulated
+	out       *outcome // its outcome, once final
+	sent      int      // samples sent
 }
 
 // sliceWorkDefault is about the work one world does in one slice of simulated time: some
 // 5 ms of computing, so that a run cancelled by a newer request stops within a few ms.
 const sliceWorkDefault = 40_000
 
-// Run simulates scenario v slice by slice of simulated time: every policy's world and every
-// sweep point's, side by side. After each slice it reports the new sampling intervals of the
-// policies' charts, their numbers so far, and the sweeps' points so far (over the time
-// simulated), with the time covered as a refinement; the last update holds the final numbers,
-// those of a one-shot run, bit for bit.
+// Run simulates scenario v slice by slice of simulated time: first every policy's world side
+// by side, with the first batch of the sweeps' points (one point of each sweep for every
+// policy, so that the first picture has every chart), then the sweeps' other points, batch by
+// batch (sweepBatches: each batch's worlds within half the memory a run may use). After each
+// slice it reports the new sampling intervals of the policies' charts, their numbers so far,
+// and the sweeps' points so far (over the time simulated), with the time covered as a
+// refinement; the last update holds the final numbers, those of a one-shot run, bit for bit.
 func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update)) error {
 	s := scenarioOf(v)
 	var units []*unit
@@ -82,92 +88,173 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 	}
 	e := units[0].env
 	emit(staticUpdate(s, e))
-	var active []*unit
-	for _, u := range units {
-		if u.world != nil {
-			active = append(active, u)
-		}
-	}
 	per := r.sliceWork
 	if per == 0 {
 		per = sliceWorkDefault
 	}
-	ends := sliceEnds(s.Duration, float64(costOf(v))/float64(max(len(units), 1)), per)
-	tr := lab.NewTracker(emit, int64(len(ends)))
+	phases := phasesOf(s, units)
+	var plan [][]time.Duration
+	total := 0
+	for _, ph := range phases {
+		work := 0.0
+		for _, u := range ph {
+			work += simCost(u.scenario, u.policy)
+		}
+		ends := sliceEnds(s.Duration, work/float64(max(len(ph), 1)), per)
+		plan = append(plan, ends)
+		total += len(ends)
+	}
+	tr := lab.NewTracker(emit, int64(total))
 	return tr.Stage("simulating", func() error {
-		for i, end := range ends {
-			final := i == len(ends)-1
-			if final {
-				end = s.Duration
+		for k, ph := range phases {
+			var active []*unit
+			for _, u := range ph {
+				if u.out == nil {
+					if err := engine.Pace(ctx, func() error { u.world = newWorld(u.env, u.newPolicy); return nil }); err != nil {
+						return err
+					}
+					active = append(active, u)
+				}
 			}
-			err := engine.Trials(ctx, len(active), runtime.GOMAXPROCS(0), func() func(int) error {
-				return func(k int) error {
-					w := active[k].world
-					before := w.Work()
-					err := w.advance(end)
-					r.work.Add(w.Work() - before)
+			for i, end := range plan[k] {
+				final := i == len(plan[k])-1
+				if final {
+					end = s.Duration
+				}
+				err := engine.Trials(ctx, len(active), runtime.GOMAXPROCS(0), func() func(int) error {
+					return func(j int) error {
+						w := active[j].world
+						before := w.Work()
+						err := w.advance(end)
+						r.work.Add(w.Work() - before)
+						return err
+					}
+				})
+				if err != nil {
 					return err
 				}
-			})
-			if err != nil {
-				return err
-			}
-			if final {
-				for _, u := range active {
-					u.out = u.world.outcome()
-					r.memo.Put(u.key, u.out)
+				if final {
+					for _, u := range active {
+						u.out = u.world.outcome()
+						u.world = nil // its memory is free for the next batch
+						r.memo.Put(u.key, u.out)
+					}
 				}
+				up := r.update(s, e, units, final && k == len(phases)-1)
+				done := end
+				if k > 0 {
+					done = s.Duration // the policies' picture is complete; the sweeps fill in
+				}
+				up.Refine = &lab.Refinement{Done: int64(done / time.Millisecond), Total: int64(s.Duration / time.Millisecond), Unit: "ms simulated"}
+				tr.Add(1)
+				tr.Emit(up)
 			}
-			up := r.update(s, e, units, final)
-			up.Refine = &lab.Refinement{Done: int64(end / time.Millisecond), Total: int64(s.Duration / time.Millisecond), Unit: "ms simulated"}
-			tr.Add(1)
-			tr.Emit(up)
 		}
 		return nil
 	})
 }
 
-// units returns the simulations of scenario s: its policies, then the failure sweep's points
-// and the client sweep's, each from the memo when it holds it.
+// units returns the simulations of scenario s, as planOf orders them, with their memo keys,
+// environments and policies; those the memo holds have their outcome.
 func (r *runner) units(v param.Values, s scenario) []*unit {
-	e := s.env()
-	var out []*unit
-	add := func(u *unit, newPolicy func() retry.Policy) {
+	out := planOf(s)
+	for _, u := range out {
+		var set map[string]string
+		switch u.sweep {
+		case "sweep":
+			set = map[string]string{"trigger": "outage", "failure": strconv.FormatFloat(u.scenario.Failure, 'f', -1, 64)}
+		case "client_sweep":
+			set = map[string]string{"clients": strconv.Itoa(u.scenario.Clients)}
+		}
+		u.key = memoKey(v, u.policy, set)
+		u.newPolicy = newPolicyFunc(u.policy, u.scenario)
 		if o, ok := r.memo.Get(u.key); ok {
 			u.out = o
-		} else {
-			u.world = newWorld(u.env, newPolicy)
 		}
-		out = append(out, u)
+		u.env = u.scenario.env()
 	}
+	return out
+}
+
+// planOf returns the simulations a run of scenario s makes, in order: its policies, then the
+// sweeps' points, the two sweeps' interleaved and each in coarse-to-fine order (both ends
+// first), every policy at a point before the next point.
+func planOf(s scenario) []*unit {
+	var out []*unit
 	for _, p := range s.Policies {
-		add(&unit{policy: p, key: memoKey(v, p, nil), env: e}, newPolicyFunc(p, s))
+		out = append(out, &unit{policy: p, scenario: s})
 	}
-	for _, x := range s.Sweep {
-		t := s
-		t.Trigger, t.Failure = "outage", float64(x)/100
-		te := t.env()
+	at := func(sweep string, x int64, t scenario) []*unit {
+		var us []*unit
 		for _, p := range s.Policies {
-			add(&unit{policy: p, sweep: "sweep", x: x, env: te,
-				key: memoKey(v, p, map[string]string{"trigger": "outage", "failure": strconv.FormatFloat(t.Failure, 'f', -1, 64)})}, newPolicyFunc(p, t))
+			us = append(us, &unit{policy: p, sweep: sweep, x: x, scenario: t})
 		}
+		return us
 	}
-	for _, c := range s.ClientSweep {
+	var sweep, clients [][]*unit
+	for _, i := range lab.CoarseToFine(len(s.Sweep)) {
 		t := s
-		t.Clients = int(c)
-		te := t.env()
-		for _, p := range s.Policies {
-			add(&unit{policy: p, sweep: "client_sweep", x: c, env: te,
-				key: memoKey(v, p, map[string]string{"clients": strconv.FormatInt(c, 10)})}, newPolicyFunc(p, t))
+		t.Trigger, t.Failure = "outage", float64(s.Sweep[i])/100
+		sweep = append(sweep, at("sweep", s.Sweep[i], t))
+	}
+	for _, i := range lab.CoarseToFine(len(s.ClientSweep)) {
+		t := s
+		t.Clients = int(s.ClientSweep[i])
+		clients = append(clients, at("client_sweep", s.ClientSweep[i], t))
+	}
+	for i := range max(len(sweep), len(clients)) {
+		for _, points := range [][][]*unit{sweep, clients} {
+			if i < len(points) {
+				out = append(out, points[i]...)
+			}
 		}
 	}
 	return out
 }
 
-// newPolicyFunc returns the constructor of policy p's state for one client at one layer.
-func newPolicyFunc(p string, s scenario) func() retry.Policy {
+// phasesOf cuts the units of a run of scenario s into the groups it simulates side by side:
+// the policies with the sweeps' first points, then batches of the other points (sweepBatches).
+func phasesOf(s scenario, units []*unit) [][]*unit {
+	n := len(s.Policies)
+	first := n
+	if len(s.Sweep) > 0 {
+		first += n
+	}
+	if len(s.ClientSweep) > 0 {
+		first += n
+	}
+	phases := [][]*unit{units[:first]}
+	var batch []*unit
+	mem := 0.0
+	for _, u := range units[first:] {
+		m := simMemory(u.scenario, u.policy)
+		if len(batch) > 0 && mem+m > batchMemory {
+			phases = append(phases, batch)
+			batch, mem = nil, 0
+		}
+		batch = append(batch, u)
+		mem += m
+	}
+	if len(batch) > 0 {
+		phases = append(phases, batch)
+	}
+	return phases
+}
+
+// batchMemory is the most memory, by estimate, the worlds of a batch of a sweep's points may
+// hold at once (a point whose worlds need more makes a batch of its own).
+const batchMemory = lab.MaxRunMemory / 2
+
+// newPolicyFunc returns the maker of policy p's state in scenario s.
+func newPolicyFunc(p string, s scenario) policyFor {
 	mk := policyOptions.Make(p)
-	return func() retry.Policy { return mk(s) }
+	return policyFor{atSend: mk.atSend, new: func(src *engine.Source) retry.Policy { return mk.new(s, src) }}
+}
+
+// policyFor makes one policy's state for a client at a layer, from its stream of draws.
+type policyFor struct {
+	new    func(src *engine.Source) retry.Policy
+	atSend bool
 }
 
 // rampSlices is how many first slices of a heavy run are cut short: a 64th, a 16th and a
@@ -217,12 +304,16 @@ func (w *world) outcome() *outcome {
 	return &outcome{samples: w.samples, tot: w.tot, p50: w.lat.quantile(0.5), p99: w.lat.quantile(0.99)}
 }
 
-// current returns u's outcome so far: its final one, or its world's so far.
+// current returns u's outcome so far: its final one, its world's so far, or nil when it has
+// not started.
 func (u *unit) current() *outcome {
-	if u.out != nil {
+	switch {
+	case u.out != nil:
 		return u.out
+	case u.world != nil:
+		return u.world.outcome()
 	}
-	return u.world.outcome()
+	return nil
 }
 
 // PolicySummary is summary.policies.<id>: what one policy did over the run.
@@ -362,7 +453,10 @@ func recoveryOf(e *environment, samples []sample) recovery {
 			after := math.Max(0, (time.Duration(j)*e.Sample - e.TriggerEnd).Seconds())
 			rec.after = &after
 			rec.state = "recovered"
-			rec.verdict = fmt.Sprintf("recovered %s s after the trigger", strconv.FormatFloat(math.Round(after*10)/10, 'f', -1, 64))
+			rec.verdict = "recovered as soon as the trigger ended"
+			if after > 0 {
+				rec.verdict = fmt.Sprintf("recovered %s s after the trigger ended", strconv.FormatFloat(math.Round(after*10)/10, 'f', -1, 64))
+			}
 			return rec
 		}
 	}
@@ -372,6 +466,9 @@ func recoveryOf(e *environment, samples []sample) recovery {
 		return rec
 	}
 	rec.state, rec.verdict = "recovering", "not recovered by the end of the run"
+	if rec.endLoadPct*e.Capacity/100 < 0.5*e.Rate {
+		rec.verdict += ": the policy still refuses most requests"
+	}
 	return rec
 }
 
@@ -461,6 +558,9 @@ func (r *runner) update(s scenario, e *environment, units []*unit, final bool) l
 	sweepSeries := map[string]*[4][]float64{} // by chart and policy: x and y
 	for _, un := range units {
 		o := un.current()
+		if o == nil {
+			continue
+		}
 		done := un.out != nil
 		sm := summarize(un.env, o, done)
 		switch un.sweep {
@@ -481,6 +581,12 @@ func (r *runner) update(s scenario, e *environment, units []*unit, final bool) l
 		}
 	}
 	u.Summary["policies"] = pols
+	for _, rows := range sweep {
+		slices.SortFunc(rows, func(a, b sweepRow) int { return cmp.Compare(a.FailurePct, b.FailurePct) })
+	}
+	for _, rows := range clients {
+		slices.SortFunc(rows, func(a, b clientRow) int { return cmp.Compare(a.Clients, b.Clients) })
+	}
 	if len(s.Sweep) > 0 {
 		u.Summary["sweep"] = sweep
 	}
@@ -494,6 +600,7 @@ func (r *runner) update(s scenario, e *environment, units []*unit, final bool) l
 	slices.Sort(names)
 	for _, name := range names {
 		xy := sweepSeries[name]
+		sortPoints(xy[0], xy[1])
 		chart, policy, _ := strings.Cut(name, " ")
 		yunit := "%"
 		if chart == "sweep_amp" || chart == "clients_amp" {
@@ -506,6 +613,19 @@ func (r *runner) update(s scenario, e *environment, units []*unit, final bool) l
 		u.Series = append(u.Series, lab.Series{Name: name, Chart: chart, Label: policy, XUnit: xunit, YUnit: yunit, X: xy[0], Y: xy[1]})
 	}
 	return u
+}
+
+// sortPoints sorts the points (x[i], y[i]) by x.
+func sortPoints(x, y []float64) {
+	idx := make([]int, len(x))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(x[a], x[b]) })
+	xs, ys := slices.Clone(x), slices.Clone(y)
+	for i, k := range idx {
+		x[i], y[i] = xs[k], ys[k]
+	}
 }
 
 func addPoint(m map[string]*[4][]float64, name string, x, y float64) {
@@ -537,11 +657,9 @@ type clientRow struct {
 // from-th on.
 func timeSeries(p string, e *environment, samples []sample, from int) []lab.Series {
 	secs := e.Sample.Seconds()
-	var (
-		x                         = make([]float64, 0, len(samples))
-		calls, good, inFlight     = make([]float64, 0, len(samples)), make([]float64, 0, len(samples)), make([]float64, 0, len(samples))
-		ax, amp, sx, succ, lx, lt []float64
-	)
+	n := len(samples)
+	x, calls, good, inFlight := make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n)
+	ax, amp, sx, succ, lx, lt := make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n)
 	for i, sm := range samples {
 		t := e.SampleEnd(from + i).Seconds()
 		x = append(x, t)

@@ -20,25 +20,24 @@ import (
 
 // world is one policy's simulation of a scenario: one event loop.
 type world struct {
-	env  *environment
-	loop engine.Loop
-	pols []retry.Policy // by layer·clients + client
-	bo   backoff.Prepared
+	env    *environment
+	loop   engine.Loop
+	pols   []retry.Policy  // by layer·clients + client
+	rands  []engine.Source // their draws (throttling's)
+	atSend bool            // the policy decides on a retry when it is due, after the sleep
+	bo     backoff.Prepared
 
 	reqs    []request
-	free    []int32 // free request slots, a FIFO ring so that slots are reused as late as possible
-	freeAt  int
+	free    ring // free request slots
 	calls   []call
 	freeC   []int32
 	alive   int // requests not yet finished
 	arrived int // client requests arrived
 
 	// The service.
-	busy     int    // workers busy (queue model) or calls in service (concurrency model)
-	queue    []call // FIFO of calls waiting for a worker, a ring
-	qHead    int
-	qLen     int
-	inFlight int // calls at the service: waiting or in service
+	busy     int  // workers busy (queue model) or calls in service (concurrency model)
+	queue    fifo // calls waiting for a worker
+	inFlight int  // calls at the service: waiting or in service
 
 	// Clients' next arrival streams.
 	arrivals []engine.Source
@@ -140,17 +139,19 @@ func kind(k int, att uint8, gen uint32) int32 {
 
 // genMask keeps the bits of an incarnation an event carries: a slot would have to be reused
 // eight million times while an event for it waits to be mistaken for another (slots are
-// reused in turn, the least recently freed first).
+// reused in turn, the one freed longest ago first).
 const genMask = 1<<23 - 1
 
 func unpack(k int32) (int, uint8, uint32) { return int(k & 15), uint8(k >> 4 & 15), uint32(k) >> 8 }
 
 // newWorld returns the world of policy p in environment e.
-func newWorld(e *environment, newPolicy func() retry.Policy) *world {
-	w := &world{env: e, bo: e.backoff}
+func newWorld(e *environment, p policyFor) *world {
+	w := &world{env: e, bo: e.backoff, atSend: p.atSend}
 	w.pols = make([]retry.Policy, e.Layers*e.Clients)
+	w.rands = make([]engine.Source, len(w.pols))
 	for i := range w.pols {
-		w.pols[i] = newPolicy()
+		engine.Seed(&w.rands[i], e.Seed, engine.Choices, uint64(i/e.Clients), uint64(i%e.Clients))
+		w.pols[i] = p.new(&w.rands[i])
 	}
 	w.arrivals = make([]engine.Source, e.Clients)
 	for c := range w.arrivals {
@@ -241,6 +242,9 @@ func (w *world) handle(actor, k int32, now time.Duration) {
 		if r.gen&genMask != gen || r.attempt != att {
 			return
 		}
+		if w.atSend && !w.allowRetry(actor, now) {
+			return
+		}
 		w.send(actor, now)
 	case evReach:
 		r := &w.reqs[actor]
@@ -275,15 +279,12 @@ func (w *world) handle(actor, k int32, now time.Duration) {
 	}
 }
 
-// newRequest takes a free slot for a request and returns it.
+// newRequest takes a free slot for a request — the one freed longest ago, so that events
+// still due for its earlier incarnations are long gone — and returns it.
 func (w *world) newRequest(key uint64, parent int32, pAtt uint8, pGen uint32, client int32, layer uint8, now time.Duration) int32 {
 	var i int32
-	if len(w.free)-w.freeAt > 0 && len(w.free)-w.freeAt >= len(w.free)/2 {
-		i = w.free[w.freeAt]
-		w.freeAt++
-		if w.freeAt == len(w.free) {
-			w.free, w.freeAt = w.free[:0], 0
-		}
+	if w.free.n > 0 {
+		i = w.free.pop()
 	} else {
 		i = int32(len(w.reqs))
 		w.reqs = append(w.reqs, request{})
@@ -294,11 +295,36 @@ func (w *world) newRequest(key uint64, parent int32, pAtt uint8, pGen uint32, cl
 	return i
 }
 
+// ring is a FIFO of slot numbers.
+type ring struct {
+	buf     []int32
+	head, n int
+}
+
+func (q *ring) push(i int32) {
+	if q.n == len(q.buf) {
+		grown := make([]int32, max(64, 2*len(q.buf)))
+		for k := range q.n {
+			grown[k] = q.buf[(q.head+k)%len(q.buf)]
+		}
+		q.buf, q.head = grown, 0
+	}
+	q.buf[(q.head+q.n)%len(q.buf)] = i
+	q.n++
+}
+
+func (q *ring) pop() int32 {
+	i := q.buf[q.head]
+	q.head = (q.head + 1) % len(q.buf)
+	q.n--
+	return i
+}
+
 // release frees request i's slot.
 func (w *world) release(i int32) {
 	w.reqs[i].waiting = false
 	w.reqs[i].gen++ // events still due for it find another incarnation
-	w.free = append(w.free, i)
+	w.free.push(i)
 	w.alive--
 }
 
@@ -408,7 +434,7 @@ func (w *world) reach(i int32, att uint8, now time.Duration) {
 			w.loop.At(now+w.serviceTime(d.svc, now), w.newCall(c), evServed)
 			return
 		}
-		w.enqueue(c)
+		w.queue.push(c)
 	}
 }
 
@@ -455,22 +481,42 @@ func (w *world) newCall(c call) int32 {
 	return int32(len(w.calls) - 1)
 }
 
-func (w *world) enqueue(c call) {
-	if w.qLen == len(w.queue) {
-		grown := make([]call, max(16, 2*len(w.queue)))
-		for k := range w.qLen {
-			grown[k] = w.queue[(w.qHead+k)%len(w.queue)]
-		}
-		w.queue, w.qHead = grown, 0
-	}
-	w.queue[(w.qHead+w.qLen)%len(w.queue)] = c
-	w.qLen++
+// fifo is the service's queue of calls: a list of chunks, so that a queue of a million calls
+// grows without copying them (a ring that doubles would hold its old array and the new one,
+// three times the calls, as it grows).
+type fifo struct {
+	chunks [][]call // chunks[0][head:] are the oldest calls; the last chunk fills up to cap
+	head   int
+	n      int
+	spare  []call // a chunk emptied, kept for reuse
 }
 
-func (w *world) dequeue() call {
-	c := w.queue[w.qHead]
-	w.qHead = (w.qHead + 1) % len(w.queue)
-	w.qLen--
+const chunkCalls = 1024
+
+func (q *fifo) push(c call) {
+	if k := len(q.chunks); k == 0 || len(q.chunks[k-1]) == chunkCalls {
+		next := q.spare
+		q.spare = nil
+		if next == nil {
+			next = make([]call, 0, chunkCalls)
+		}
+		q.chunks = append(q.chunks, next)
+	}
+	k := len(q.chunks) - 1
+	q.chunks[k] = append(q.chunks[k], c)
+	q.n++
+}
+
+func (q *fifo) pop() call {
+	c := q.chunks[0][q.head]
+	q.head++
+	q.n--
+	if q.head == len(q.chunks[0]) && (q.head == chunkCalls || q.n == 0) {
+		q.spare = q.chunks[0][:0]
+		q.chunks[0] = nil
+		q.chunks = q.chunks[1:]
+		q.head = 0
+	}
 	return c
 }
 
@@ -496,8 +542,8 @@ func (w *world) served(ci int32, now time.Duration) {
 	if w.env.Service == "concurrency" {
 		return
 	}
-	for w.qLen > 0 && w.busy < w.env.Workers {
-		nc := w.dequeue()
+	for w.queue.n > 0 && w.busy < w.env.Workers {
+		nc := w.queue.pop()
 		nd := w.drawsOf(nc.key, nc.att())
 		if w.env.Shed == "deadline" && now >= nc.deadline {
 			w.inFlight--
@@ -517,32 +563,45 @@ func (w *world) succeeded(i int32, now time.Duration) {
 }
 
 // failed ends request i's current attempt with outcome o: the request retries if its attempts
-// are not used up and its policy lets it, after a backoff sleep, or fails.
+// are not used up and its policy lets it, after a backoff sleep, or fails. A policy that
+// decides when the retry is due (atSend) is asked then.
 func (w *world) failed(i int32, o retry.Outcome, now time.Duration) {
 	r := &w.reqs[i]
-	p := w.policy(r)
-	p.Record(int64(now), int(r.attempt), o, int(r.cost))
+	w.policy(r).Record(int64(now), int(r.attempt), o, int(r.cost))
 	r.waiting, r.last = false, o
 	if int(r.attempt) >= w.env.Retries {
 		w.end(i, false, now)
 		return
 	}
-	cost, ok := p.Allow(int64(now), int(r.attempt)+1, o)
-	if !ok {
-		w.tot.LocalDeny++
-		w.end(i, false, now)
-		return
-	}
 	d := w.drawsOf(r.key, r.attempt)
 	r.attempt++
-	r.cost = int32(cost)
+	if !w.atSend && !w.allowRetry(i, now) {
+		return
+	}
 	sleep := w.bo.Sleep(int(r.attempt), r.prev, d.jitter)
 	r.prev = sleep
 	if sleep == 0 {
+		if w.atSend && !w.allowRetry(i, now) {
+			return
+		}
 		w.send(i, now)
 		return
 	}
 	w.loop.At(now+sleep, i, kind(evSend, r.attempt, r.gen))
+}
+
+// allowRetry asks request i's policy for its current attempt, a retry: when refused, the
+// request ends, failed.
+func (w *world) allowRetry(i int32, now time.Duration) bool {
+	r := &w.reqs[i]
+	cost, ok := w.policy(r).Allow(int64(now), int(r.attempt), r.last)
+	if !ok {
+		w.tot.LocalDeny++
+		w.end(i, false, now)
+		return false
+	}
+	r.cost = int32(cost)
+	return true
 }
 
 // end ends request i: a client's is counted; a middle tier's answers its caller.

@@ -1,0 +1,225 @@
+package retrystorm
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/resilience-playground/playground/lab"
+	"github.com/resilience-playground/playground/lab/labtest"
+)
+
+// Measures for the quotes.
+func policyOf(name string, f func(PolicySummary) string) func(testing.TB, *lab.Result) string {
+	return func(tb testing.TB, r *lab.Result) string { return f(policies(tb, r)[name]) }
+}
+
+func amp2(p PolicySummary) string { return fmt.Sprintf("%.2f calls per request", p.Amplification) }
+func amp3(p PolicySummary) string { return fmt.Sprintf("%.3f", p.Amplification) }
+
+// recovered measures "as soon as the … ends" (recovered in the first interval after the
+// trigger), "within a second" or "N s after".
+func recovered(p PolicySummary) string {
+	switch {
+	case p.RecoveryS == nil:
+		return "not recovered: " + p.Verdict
+	case *p.RecoveryS == 0:
+		return "as soon as"
+	case *p.RecoveryS < 1:
+		return "within a second"
+	}
+	return fmt.Sprintf("%g s after", *p.RecoveryS)
+}
+
+// loadRowOf returns the load table's row.
+func loadRowOf(tb testing.TB, r *lab.Result) loadRow {
+	rows, ok := r.Summary["load"].([]loadRow)
+	if !ok || len(rows) != 1 {
+		tb.Fatalf("summary.load is %v", r.Summary["load"])
+	}
+	return rows[0]
+}
+
+// sweepFrom measures "V from X% up": the value every point of policy p's failure sweep rounds
+// to from the least share it does so on, in steps of the sweep.
+func sweepFrom(p string) func(testing.TB, *lab.Result) string {
+	return func(tb testing.TB, r *lab.Result) string {
+		rows := r.Summary["sweep"].(map[string][]sweepRow)[p]
+		last := fmt.Sprintf("%.2f", rows[len(rows)-1].Amplification)
+		from := rows[len(rows)-1].FailurePct
+		for i := len(rows) - 1; i >= 0 && fmt.Sprintf("%.2f", rows[i].Amplification) == last; i-- {
+			from = rows[i].FailurePct
+		}
+		return fmt.Sprintf("%s at every rate from %d%% up", last, from)
+	}
+}
+
+// clientsAt measures the bucket's calls per request at a number of clients of the client sweep.
+func clientsAt(p string, c int64) func(testing.TB, *lab.Result) string {
+	return func(tb testing.TB, r *lab.Result) string {
+		for _, row := range r.Summary["client_sweep"].(map[string][]clientRow)[p] {
+			if row.Clients == c {
+				return fmt.Sprintf("%.2f", row.Amplification)
+			}
+		}
+		return fmt.Sprintf("no point at %d clients", c)
+	}
+}
+
+// seeds measures, over the first 20 seeds of the step's scenario, how many runs of policy p
+// end in state: "16 of the first 20 seeds", or "every one of the first 20 seeds".
+func seeds(url, p, state string) func(testing.TB, *lab.Result) string {
+	return func(tb testing.TB, _ *lab.Result) string {
+		_, q, _ := strings.Cut(url, "?")
+		n := 0
+		for seed := 1; seed <= 20; seed++ {
+			if policies(tb, mustRun(tb, fmt.Sprintf("%s&seed=%d", q, seed)))[p].State == state {
+				n++
+			}
+		}
+		if n == 20 {
+			return "every one of the first 20 seeds"
+		}
+		return fmt.Sprintf("%d of the first 20 seeds", n)
+	}
+}
+
+func stepURL(tb testing.TB, id string) string {
+	t, n, ok := Lab().FindStep(id)
+	if !ok {
+		tb.Fatalf("no step %s", id)
+	}
+	return t.Steps[n-1].URL
+}
+
+// quotes are the figures the lab's texts state, each with the scenario that measures it.
+func quotes(tb testing.TB) []labtest.Quote {
+	return []labtest.Quote{
+		{In: "predict:storm/1", Says: "every call for 10 s", Why: "the scenario's trigger"},
+		{In: "predict:storm/1", Says: "600 requests a second to a service that completes 1,000", Why: "the scenario's rate and capacity"},
+		{In: "predict:storm/1", Says: "up to 3 times", Why: "the scenario's N"},
+		{In: "explain:storm/1", Says: "within a second of the outage's end", Measure: policyOf("none", recovered)},
+		{In: "explain:storm/1", Says: "2.4 times its capacity", Measure: func(tb testing.TB, r *lab.Result) string {
+			return fmt.Sprintf("%.1f times", loadRowOf(tb, r).StormPct/100)
+		}},
+		{In: "explain:storm/1", Says: "245% of the capacity", Measure: policyOf("retries", func(p PolicySummary) string { return fmt.Sprintf("%.0f%%", p.EndLoadPct) })},
+		{In: "explain:storm/1", Says: "67,077 calls queued", Measure: policyOf("retries", func(p PolicySummary) string { return labtest.Thousands(int64(p.MaxInFlight)) })},
+		{In: "tour:storm/2", Says: "60% of the capacity", Measure: func(tb testing.TB, r *lab.Result) string { return fmt.Sprintf("%.0f%%", loadRowOf(tb, r).NormalPct) }},
+		{In: "tour:storm/2", Says: "240% if every request", Measure: func(tb testing.TB, r *lab.Result) string { return fmt.Sprintf("%.0f%%", loadRowOf(tb, r).StormPct) }},
+		{In: "tour:storm/2", Says: "the 1-s timeout", Why: "the scenario's timeout"},
+		{In: "tour:storm/2", Says: "85.3% of the service's work", Measure: policyOf("retries", func(p PolicySummary) string { return fmt.Sprintf("%.1f%%", p.WastedPct) })},
+		{In: "explain:storm/3", Says: "(1.02 and 1.06 calls per request)", Measure: func(tb testing.TB, r *lab.Result) string {
+			ps := policies(tb, r)
+			return fmt.Sprintf("%.2f and %.2f calls per request", ps["adaptive"].Amplification, ps["budget"].Amplification)
+		}},
+		{In: "explain:storm/3", Says: "recovers within a second of the outage's end", Measure: func(tb testing.TB, r *lab.Result) string {
+			ps := policies(tb, r)
+			if a, b := recovered(ps["adaptive"]), recovered(ps["budget"]); a != b {
+				return a + " / " + b
+			}
+			return recovered(ps["adaptive"])
+		}},
+		{In: "explain:storm/3", Says: "its 60-s wait", Why: "resilience4j's default waitDurationInOpenState"},
+		{In: "predict:storm/3", Says: "Three policies", Why: "the scenario's policies beside the two of the first step"},
+		{In: "predict:storm/3", Says: "resilience4j's defaults", Why: "a project's name"},
+		{In: "explain:storm/3", Says: "still refusing most of them", Measure: policyOf("circuit", func(p PolicySummary) string {
+			if strings.HasSuffix(p.Verdict, "the policy still refuses most requests") {
+				return "still refusing most of them"
+			}
+			return p.Verdict
+		})},
+		{In: "explain:storm/3", Says: "as few requests succeed as with unlimited retries (16.7%)", Measure: func(tb testing.TB, r *lab.Result) string {
+			ps := policies(tb, r)
+			if a, b := fmt.Sprintf("%.1f", ps["circuit"].SuccessPct), fmt.Sprintf("%.1f", ps["retries"].SuccessPct); a != b {
+				return a + " vs " + b
+			}
+			return fmt.Sprintf("(%.1f%%)", ps["circuit"].SuccessPct)
+		}},
+		{In: "tour:storm/4", Says: "Over two minutes", Why: "the scenario's duration"},
+		{In: "tour:storm/4", Says: "recovers 52 s after the outage", Measure: policyOf("circuit", recovered)},
+		{In: "tour:storm/4", Says: "remembers two minutes", Why: "the SRE book's window, the policy's default"},
+		{In: "tour:storm/4", Says: "recovers 70 s after", Measure: policyOf("throttle", recovered)},
+		{In: "tour:storm/4", Says: "the budget 1 s after", Measure: policyOf("budget", recovered)},
+		{In: "tour:storm/5", Says: "beyond 1,000 in its queue", Why: "the scenario's queue limit"},
+		{In: "tour:storm/5", Says: "recover 1 s after the outage", Measure: policyOf("retries", recovered)},
+
+		{In: "predict:brooker/1", Says: "fails half the calls", Why: "the scenario's failure share, 0.5"},
+		{In: "predict:brooker/1", Says: "up to 3 times", Why: "the scenario's N"},
+		{In: "explain:brooker/1", Says: "1 + 0.5 + 0.25 + 0.125 = 1.875 calls per request in theory", Why: "the theory for N = 3 at x = 0.5"},
+		{In: "explain:brooker/1", Says: "1.876 here", Measure: policyOf("retries", amp3)},
+		{In: "explain:brooker/1", Says: "all 4 attempts", Why: "N + 1 with N = 3"},
+		{In: "explain:brooker/1", Says: "1 − 0.5⁴ = 93.75% succeed in theory", Why: "the theory for N = 3 at x = 0.5"},
+		{In: "explain:brooker/1", Says: "93.72% here", Measure: policyOf("retries", func(p PolicySummary) string { return fmt.Sprintf("%.2f%%", p.SuccessPct) })},
+		{In: "explain:brooker/1", Says: "(Brooker's simulator: 1.88 and 93.5%", Why: "his published figures"},
+		{In: "explain:brooker/1", Says: "x to the N, it is x to the N+1", Why: "the formula's exponent, no figure"},
+		{In: "tour:brooker/2", Says: "up to 4 calls per request when every call fails", Measure: func(tb testing.TB, r *lab.Result) string {
+			rows := r.Summary["sweep"].(map[string][]sweepRow)["retries"]
+			return fmt.Sprintf("up to %g calls", rows[len(rows)-1].Amplification)
+		}},
+		{In: "tour:brooker/2", Says: "1 plus its deposit", Why: "the bucket's rule: a tenth of a token a request"},
+		{In: "tour:brooker/2", Says: "1.14 at every rate from 30% up", Measure: sweepFrom("adaptive")},
+		{In: "tour:brooker/2", Says: "pass a tenth of them", Why: "the breaker's default threshold, 0.1"},
+		{In: "tour:brooker/2", Says: "1.00 from 20% up", Measure: func(tb testing.TB, r *lab.Result) string {
+			s := sweepFrom("breaker")(tb, r)
+			return strings.Replace(s, " at every rate", "", 1)
+		}},
+		{In: "tour:brooker/3", Says: "The same 100 requests a second", Why: "the scenario's rate"},
+		{In: "tour:brooker/3", Says: "1.14 at 10 clients", Measure: func(tb testing.TB, r *lab.Result) string { return clientsAt("adaptive", 10)(tb, r) + " at 10 clients" }},
+		{In: "tour:brooker/3", Says: "1.51 at 100", Measure: func(tb testing.TB, r *lab.Result) string { return clientsAt("adaptive", 100)(tb, r) + " at 100" }},
+		{In: "tour:brooker/3", Says: "1.82 at 1,000", Measure: func(tb testing.TB, r *lab.Result) string { return clientsAt("adaptive", 1000)(tb, r) + " at 1,000" }},
+		{In: "tour:brooker/3", Says: "(Brooker's simulator: 1.14, 1.45 and 1.87", Why: "his published figures"},
+		{In: "tour:brooker/3", Says: "stays at 1.00", Measure: func(tb testing.TB, r *lab.Result) string {
+			for _, row := range r.Summary["client_sweep"].(map[string][]clientRow)["breaker"] {
+				if fmt.Sprintf("%.2f", row.Amplification) != "1.00" {
+					return fmt.Sprintf("%.2f at %d clients", row.Amplification, row.Clients)
+				}
+			}
+			return "1.00"
+		}},
+
+		{In: "predict:layers/1", Says: "up to 3 times", Why: "the scenario's N"},
+		{In: "explain:layers/1", Says: "64: each layer makes 4 attempts of every call it gets, and 4 × 4 × 4 = 64", Measure: policyOf("retries", func(p PolicySummary) string {
+			return fmt.Sprintf("%g:", p.Amplification)
+		})},
+		{In: "explain:layers/1", Says: "chapter 22", Why: "the book's chapter"},
+		{In: "explain:layers/1", Says: "it is 27.5", Measure: policyOf("budget", func(p PolicySummary) string { return fmt.Sprintf("%.1f", p.Amplification) })},
+
+		{In: "predict:collapse/1", Says: "1 s plus 0.01 s per call in flight", Why: "the scenario's service time and capacity (100 a second)"},
+		{In: "predict:collapse/1", Says: "after 3 s", Why: "the scenario's timeout"},
+		{In: "predict:collapse/1", Says: "3 times in all", Why: "N = 2"},
+		{In: "predict:collapse/1", Says: "The load doubles from 40 to 80 requests a second for 5 s", Why: "the scenario's rate, spike and trigger"},
+		{In: "explain:collapse/1", Says: "at 80 a second", Why: "the spike's rate"},
+		{In: "explain:collapse/1", Says: "3 attempts of 40 requests a second are 120 calls, more than the 100 a second", Why: "the scenario's N, rate and capacity"},
+		{In: "explain:collapse/1", Says: "120% of its capacity", Measure: policyOf("retries", func(p PolicySummary) string { return fmt.Sprintf("%.0f%%", p.EndLoadPct) })},
+		{In: "explain:collapse/1", Says: "6 of its 10 runs", Why: "Brooker's simulator (simple_collapse_sim, spike without backoff) run here with seeds 0 to 9"},
+		{In: "explain:collapse/1", Says: "16 of the first 20 seeds", Measure: seeds(stepURL(tb, "collapse/1"), "retries", "metastable")},
+		{In: "tour:collapse/2", Says: "up to 20 s, then up to 40 s", Why: "full jitter with base 10 s: below 10·2 s, then 10·4 s"},
+		{In: "tour:collapse/2", Says: "recovers as soon as the spike ends", Measure: policyOf("retries", func(p PolicySummary) string {
+			return "recovers " + recovered(p) + " the spike ends"
+		})},
+		{In: "tour:collapse/2", Says: "every one of the first 20 seeds", Measure: seeds(stepURL(tb, "collapse/2"), "retries", "recovered")},
+		{In: "tour:collapse/2", Says: "all 10 of his runs", Why: "Brooker's simulator (spike with backoff and jitter) run here with seeds 0 to 9"},
+		{In: "tour:collapse/3", Says: "(1.01 and 1.06 calls per request)", Measure: func(tb testing.TB, r *lab.Result) string {
+			ps := policies(tb, r)
+			return fmt.Sprintf("(%.2f and %.2f calls per request)", ps["adaptive"].Amplification, ps["budget"].Amplification)
+		}},
+		{In: "tour:collapse/3", Says: "recovers as soon as the spike ends", Measure: func(tb testing.TB, r *lab.Result) string {
+			ps := policies(tb, r)
+			if a, b := recovered(ps["adaptive"]), recovered(ps["budget"]); a != b {
+				return a + " / " + b
+			}
+			return "recovers " + recovered(ps["adaptive"]) + " the spike ends"
+		}},
+	}
+}
+
+// TestQuotes holds every figure the lab's texts state to its measurement.
+func TestQuotes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every tour step")
+	}
+	if err := Lab().CheckTours(); err != nil {
+		t.Fatal(err)
+	}
+	labtest.CheckQuotes(t, Lab(), quotes(t))
+}
