@@ -224,10 +224,13 @@ func TestNewClientGetsTheNextSlot(t *testing.T) {
 		if _, busy := subscribeAll(t, h, g, "newer", "n=2"); busy != 0 {
 			t.Error("the second newcomer was refused the next slot")
 		}
-		// A turn not taken passes: the client whose slot went to a newcomer waits in turn too.
+		// A turn not taken passes: a newcomer that does not come back is not waited for.
+		if _, busy := subscribeAll(t, h, g, "gone", "n=3"); busy != 1 {
+			t.Fatal("a ninth run was admitted on eight slots")
+		}
 		held[2].Close()
 		time.Sleep(hub.DefaultTurn + time.Second)
-		if _, busy := subscribeAll(t, h, g, "198.51.100.1", heavy(11)); busy != 0 {
+		if _, busy := subscribeAll(t, h, g, "late", "n=4"); busy != 0 {
 			t.Error("a free slot was kept for a turn that had passed")
 		}
 	})
@@ -301,6 +304,39 @@ func TestAdmitFairly(t *testing.T) {
 		}
 		if n := most.Load(); n != 2 {
 			t.Errorf("at most %d estimates computed at once, want 2", n)
+		}
+	})
+}
+
+// TestServedClientsKeepSlotsFree: clients that each hold one slot at a time, asking again as
+// each run ends, hold at most MaxRuns−Share between them once each has had one (issue 33: seven
+// addresses of the project's own attack kept a new viewer out): the slots freed beyond that
+// wait for clients that have not held one lately, who get them at once.
+func TestServedClientsKeepSlotsFree(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := labtest.NewGated("fake", true)
+		h := MustOpenHub(t, hub.Config{MaxRuns: 8}) // Share 2
+		var held []*hub.Sub
+		for i := range 8 {
+			s, _ := subscribeAll(t, h, g, fmt.Sprintf("198.51.100.%d", i), heavy(i))
+			held = append(held, s...)
+		}
+		if len(held) != 8 {
+			t.Fatalf("eight new clients hold %d runs, want 8", len(held))
+		}
+		again := 0
+		for i, s := range held { // each run ends, and its client asks again at once
+			s.Close()
+			s2, _ := subscribeAll(t, h, g, fmt.Sprintf("198.51.100.%d", i), heavy(100+i))
+			again += len(s2)
+		}
+		if again != 6 {
+			t.Errorf("eight clients asking again as their runs end hold %d slots, want 6: two kept for new clients", again)
+		}
+		for i, want := range []int{0, 0, 1} {
+			if _, busy := subscribeAll(t, h, g, fmt.Sprintf("203.0.113.%d", i), fmt.Sprintf("n=%d", i+1)); busy != want {
+				t.Errorf("new client %d: %d busy, want %d", i, busy, want)
+			}
 		}
 	})
 }

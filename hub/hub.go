@@ -18,21 +18,23 @@
 // joining a run in flight or a cached result take no slot. Two rules keep slots for a client
 // that holds none, whatever the number of runs, rooms or addresses asking:
 //
-//   - Free capacity is a server-wide invariant: a client holding no slot may take any free
-//     slot, but one holding a slot takes another only while Config.Share slots (default a
-//     quarter of MaxRuns, none below four slots) stay free after it. So however many runs one
-//     client asks for at once — over many connections, through many rooms — it holds at most
-//     MaxRuns−Share slots, and the next client's scenario finds a free slot at once; yet a
-//     client alone on the server may use every slot but Share.
+//   - Free capacity is a server-wide invariant: a client that holds no slot, and has held none
+//     lately (for a minute), may take any free slot; but one holding a slot, or whose run has
+//     just ended, takes one only while Config.Share slots (default a quarter of MaxRuns, none
+//     below four slots) stay free after it. So however many runs one client asks for at once —
+//     over many connections, through many rooms — it holds at most MaxRuns−Share slots; and
+//     however many clients keep asking for runs, one after another, they hold at most that
+//     many between them once each has had one: a new client's scenario finds a free slot at
+//     once. Yet a client alone on the server may use every slot but Share.
 //   - Turns: a client holding no slot that finds none free is told ErrBusy and keeps its turn
 //     for Config.Turn (it retries within a second or so): a slot freed meanwhile goes to the
 //     waiting client whose turn comes first — the one that held a slot least recently (never,
 //     for a new address), then the one waiting longest — and no other client, waiting or
 //     not, takes it from that client. A client whose run has just ended asks again behind a
-//     new address, not ahead of it. So once the addresses asking have each held a slot (any
-//     number of them, each holding one), a new address gets the next slot to be freed: its
-//     wait is bounded by the runs in flight — each within the work budget and Config.MaxRunCPU
-//     — not by how many ask.
+//     new address, not ahead of it. So when new clients come faster than the slots kept free
+//     can take them, each gets the next slot freed in its turn: its wait is bounded by the
+//     runs in flight — each within the work budget and Config.MaxRunCPU — and by the new
+//     clients ahead of it, not by how many others ask.
 //
 // Runs asked for on behalf of no client (the empty name: the CLI, tests, requests not over IP)
 // are admitted whenever a slot is free. A negative Share turns both rules off.
@@ -294,7 +296,7 @@ func (h *Hub) admits(client string, now time.Time) bool {
 		return true
 	}
 	need := 1
-	if h.held[client] > 0 {
+	if h.held[client] > 0 || h.turns.recent(client, now) {
 		need += h.cfg.Share
 	}
 	if free < need {

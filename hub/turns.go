@@ -2,9 +2,9 @@ package hub
 
 import "time"
 
-// turns keeps what the fair slots' turns need (see "Fair slots"): the clients holding no slot
-// that were refused one lately, and when each client that holds none last held one. Its
-// methods are called with the hub's lock held.
+// turns keeps what the fair slots' turns need (see "Fair slots"): the clients holding no slot,
+// and none lately, that were refused one, and when each client that holds none last held one.
+// Its methods are called with the hub's lock held.
 type turns struct {
 	hold    time.Duration        // how long a refused client keeps its turn
 	waiting map[string]asking    // refused clients holding no slot, by client
@@ -67,9 +67,9 @@ func (t *turns) ahead(client string, holding bool, now time.Time, limit int) int
 }
 
 // refused records that client, holding held slots, was refused one at now: a client holding
-// none waits for its turn.
+// none, and none lately, waits for its turn. (One served lately takes what the others leave.)
 func (t *turns) refused(client string, held int, now time.Time) {
-	if client == "" || held > 0 {
+	if client == "" || held > 0 || t.recent(client, now) {
 		return
 	}
 	if a, ok := t.waiting[client]; ok {
@@ -89,6 +89,16 @@ func (t *turns) refused(client string, held int, now time.Time) {
 	}
 	t.seq++
 	t.waiting[client] = asking{since: now, last: now, seq: t.seq}
+}
+
+// recently is how long after its last slot a client counts as served lately (see "Fair
+// slots").
+const recently = time.Minute
+
+// recent reports whether client, holding no slot, held one within recently of now.
+func (t *turns) recent(client string, now time.Time) bool {
+	l, ok := t.last[client]
+	return ok && now.Sub(l) < recently
 }
 
 // took records that client has taken a slot: its turn is over.

@@ -225,9 +225,9 @@ func casPerArrival(s scenario) float64 {
 // sweep's, with each store and each count of instances_sweep, may make hundreds) — each with
 // its queues: the admitted times inside the exact window (8 bytes each: about the limit per
 // window, twice that for a fixed window, and up to every arrival when instances race on a
-// store or decide on their own copies), the requests of a slice awaiting their decision (9
-// bytes) and their decisions awaiting their turn in the exact count (24 bytes), with those in
-// flight to the store, and under asynchronous propagation the admissions in flight (32 bytes,
+// store or decide on their own copies), the requests of a chunk of a slice (chunkArrivals at
+// most) awaiting their decision (9 bytes) and their decisions awaiting their turn in the exact
+// count (24 bytes), with those in flight to the store, and under asynchronous propagation the admissions in flight (32 bytes,
 // 64 with a sliding log's); each queue holds what it needs and up to compactAt entries read
 // before it is compacted, never more than the run's arrivals (its admissions, for a queue of
 // admissions), in an array that grows by half.
@@ -256,7 +256,7 @@ func Memory(v param.Values) int64 {
 			return 1.5 * size * min(arrivals, admitted*windows+100, live+compactAt)
 		}
 		inFlight := expected / max(t.duration.Seconds(), 1e-3) * t.latency.Seconds() // arrivals a round trip
-		w := admissions(8, admitted) + queue(9+24, perSlice+inFlight) + 20<<10 + 48*float64(t.instances)
+		w := admissions(8, admitted) + queue(9+24, min(perSlice, chunkArrivals)+inFlight) + 20<<10 + 48*float64(t.instances)
 		log := t.algorithms[0] == "sliding_log"
 		if log {
 			entries := min(float64(t.limit), admitted)
