@@ -76,12 +76,19 @@
 // faster than pictures come still sees one now and then.
 //
 // Limits per connection: parameter changes are paced by a token bucket (excess requests are
-// coalesced to the newest); messages larger than the read limit close the connection with
-// 1009, malformed messages with 1007 (invalid payload) and a reason; connections that stop
+// coalesced to the newest); a message larger than the read limit closes the connection with
+// 1009 as soon as its frame's header declares it, malformed messages with 1007 (invalid
+// payload) and a reason; connections that stop
 // answering pings are closed, and so are streams that send no request for the idle timeout
 // (close code 4000, "idle"; the page reconnects when its viewer returns). Only same-origin
 // connections are accepted unless the origin is on the configured allow-list. When the server drains, each stream finishes its run and is
 // closed with 1001 (going away); the page reconnects and restores its view from its URL.
+//
+// Limits per client and in all: a client may hold Config.MaxClientStreams streams, labs' and
+// rooms' together, and the server Config.MaxStreams; beyond, the stream is refused before the
+// upgrade, 429 and 503, with Retry-After. A scenario's admission (its estimates of work and
+// memory) is decided through the hub, as the client's work, and kept by canonical URL: a
+// refusal asked for again costs nothing.
 //
 // # Rooms
 //
@@ -110,8 +117,11 @@
 // follower's params or end message is answered with an error and changes nothing.
 //
 // Limits: a client (a remote address; see clientOf) may open 5 rooms at once, then one every
-// 10 seconds, and keep at most room.Limits.PerOwner (20) open; the store keeps at most
-// room.Limits.Rooms (10,000). A client may try 20 codes that name no room, then one every 5
+// 10 seconds (a creation refused for what it asks — a bad body, a scenario over the budget —
+// takes nothing of that), and keep at most room.Limits.PerOwner (20) open, its network (an
+// IPv4 /24, an IPv6 /48) room.Limits.PerNetwork (100); the store keeps at most
+// room.Limits.Rooms (10,000), and a room nobody joins ends after room.JoinTTL. A room's runs
+// are charged to the client that made it (package hub's "Fair slots"). A client may try 20 codes that name no room, then one every 5
 // seconds — codes that name a room are not counted, so a class behind one address joins
 // freely. Beyond a limit a request is answered 429 (503 when the server's rooms are full) with
 // Retry-After, before the store is asked. A presenter's changes are stored at most

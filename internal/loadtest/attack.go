@@ -608,6 +608,11 @@ func (a *attack) visit(ctx context.Context, c *websocket.Conn, id int64, query s
 	for {
 		_, b, err := c.Read(ctx)
 		if err != nil {
+			if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+				// The timeout closed the connection under a read (one answering a ping, say):
+				// a timeout, whatever the library's error says.
+				err = fmt.Errorf("%w: %v", ctx.Err(), err)
+			}
 			return v, err
 		}
 		m, err := decode(b)

@@ -224,7 +224,13 @@ func idle(ctx context.Context, a *attack, o *outcomes, u string) {
 		var se *statusError
 		switch {
 		case err == nil:
-			c.CloseRead(ctx) // answers pings, discards what comes
+			go func() { // answers pings, discards what comes (a room sends its frames)
+				for {
+					if _, _, err := c.Read(ctx); err != nil {
+						return
+					}
+				}
+			}()
 			conns = append(conns, c)
 			refused = 0
 			o.mu.Lock()

@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"net"
-	"net/http"
 
 	"slices"
 	"strconv"
@@ -24,7 +23,8 @@ import (
 // of its memory parameters (or all of them) at the top of their ranges, each taken to the work
 // budget and the memory bound (lab.Lab.Fitted) — run Runs times at once, each with its own
 // seed and from an address of its own (so that none shares another's run and the fair slots
-// admit them all), while the server's resident memory is read from /proc every 10 ms. The
+// admit them all), each on a stream as a page runs it, while the server's resident memory is
+// read from /proc every 10 ms. The
 // report sets each lab's peak beside the soft memory limit the server runs with (its
 // go_gc_gomemlimit_bytes).
 type MemoryConfig struct {
@@ -71,7 +71,7 @@ type MemoryReport struct {
 	SoftLimit float64        `json:"soft_limit"` // bytes; 0 when the server does not say
 	Labs      []LabMemory    `json:"labs"`
 	Errors    []string       `json:"errors,omitempty"`
-	Answers   map[string]int `json:"answers"` // the runs' HTTP answers by status
+	Answers   map[string]int `json:"answers"` // how the runs ended: done, error, busy, failed
 }
 
 // LabMemory is one lab's runs.
@@ -82,7 +82,7 @@ type LabMemory struct {
 	RSSBefore float64 `json:"rss_before"` // the server's resident memory before the runs
 	RSSPeak   float64 `json:"rss_peak"`   // the most read while they ran
 	Seconds   float64 `json:"seconds"`    // until the last answered
-	OK        int     `json:"ok"`         // runs answered 200
+	OK        int     `json:"ok"`         // runs that reached their done
 }
 
 // MeasureMemory makes the memory report cfg describes.
@@ -103,7 +103,7 @@ func MeasureMemory(ctx context.Context, cfg MemoryConfig) (*MemoryReport, error)
 		rep.SoftLimit = 0 // no limit
 	}
 	seed := time.Now().UnixNano() % (1 << 40)
-	for _, l := range cfg.Labs.All() {
+	for labIndex, l := range cfg.Labs.All() {
 		if len(cfg.Names) > 0 && !slices.Contains(cfg.Names, l.Name) {
 			continue
 		}
@@ -137,25 +137,25 @@ func MeasureMemory(ctx context.Context, cfg MemoryConfig) (*MemoryReport, error)
 		for i := range cfg.Runs {
 			from := t
 			if ip := net.ParseIP(t.base.Hostname()).To4(); ip != nil && ip.IsLoopback() {
-				from = t.from(net.IPv4(127, 0, 50, byte(1+i)))
+				// Each run from an address of its own, new to the server: the fair slots admit
+				// one run of each at once.
+				from = t.from(net.IPv4(127, 0, byte(50+labIndex), byte(1+i)))
 			}
 			w, _ := v.With(seedParam(l), strconv.FormatInt(seed, 10))
 			seed++
-			path := "/api/v1/" + l.Name + "?" + w.Encode()
+			query := w.Encode()
 			wg.Go(func() {
-				ans, err := from.do(ctx, http.MethodGet, path, nil, 0, 512)
+				// On a stream, as a page runs it: a JSON request would be cut by the server's
+				// write timeout when eight heavy runs share a small machine.
+				outcome, err := runOnStream(ctx, from, l.Name, query)
 				mu.Lock()
 				defer mu.Unlock()
+				rep.Answers[outcome]++
 				switch {
-				case err != nil:
-					rep.Errors = append(rep.Errors, fmt.Sprintf("%s: %v", path, err))
-				default:
-					rep.Answers[strconv.Itoa(ans.code)]++
-					if ans.code == http.StatusOK {
-						lm.OK++
-					} else if len(rep.Errors) < 10 {
-						rep.Errors = append(rep.Errors, fmt.Sprintf("%s: %d %s", path, ans.code, strings.TrimSpace(string(ans.body))))
-					}
+				case outcome == "done":
+					lm.OK++
+				case len(rep.Errors) < 10:
+					rep.Errors = append(rep.Errors, fmt.Sprintf("/%s?%s: %s %v", l.Name, query, outcome, err))
 				}
 			})
 		}
@@ -170,6 +170,44 @@ func MeasureMemory(ctx context.Context, cfg MemoryConfig) (*MemoryReport, error)
 		}
 	}
 	return rep, nil
+}
+
+// runOnStream runs scenario query of lab on a new stream from t and returns how it ended:
+// "done", "error" (a refusal, a run's error), "busy" (told busy until the timeout), or
+// "failed" with the error.
+func runOnStream(ctx context.Context, t *target, lab, query string) (string, error) {
+	c, err := t.dial(ctx, labStream(lab))
+	if err != nil {
+		return "failed", err
+	}
+	defer c.CloseNow()
+	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
+	defer cancel()
+	if err := t.send(ctx, c, params{Type: "params", ID: 1, Query: query}); err != nil {
+		return "failed", err
+	}
+	busy := false
+	for {
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			if busy {
+				return "busy", err
+			}
+			return "failed", err
+		}
+		m, err := decode(b)
+		if err != nil {
+			return "failed", err
+		}
+		switch m.typ {
+		case "done":
+			return "done", nil
+		case "error":
+			return "error", errors.New(m.err)
+		case "busy":
+			busy = true
+		}
+	}
 }
 
 // seedParam is the name of l's seed parameter (the one the page re-rolls).
@@ -252,7 +290,7 @@ func (r *MemoryReport) WriteText(w io.Writer) {
 		limit = mib(r.SoftLimit)
 	}
 	p("memory of %s: each lab's heaviest admitted scenario, %d runs at once (each its own seed and address); the soft memory limit is %s\n\n", r.URL, r.Runs, limit)
-	p("| lab | scenario | estimate per run | RSS before | RSS peak | under the soft limit | runs answered 200 | seconds |\n|---|---|--:|--:|--:|---|--:|--:|\n")
+	p("| lab | scenario | estimate per run | RSS before | RSS peak | under the soft limit | runs done | seconds |\n|---|---|--:|--:|--:|---|--:|--:|\n")
 	for _, l := range r.Labs {
 		under := "unknown"
 		if r.SoftLimit > 0 {
@@ -260,7 +298,7 @@ func (r *MemoryReport) WriteText(w io.Writer) {
 		}
 		p("| %s | %s | %.1f MB | %s | %s | %s | %d of %d | %.1f |\n", l.Lab, l.Scenario, l.Estimate/1e6, mib(l.RSSBefore), mib(l.RSSPeak), under, l.OK, r.Runs, l.Seconds)
 	}
-	p("\nanswers: %v\n", r.Answers)
+	p("\nruns: %v\n", r.Answers)
 	for _, e := range r.Errors {
 		p("  e.g. %s\n", e)
 	}

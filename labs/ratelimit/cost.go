@@ -225,18 +225,21 @@ func casPerArrival(s scenario) float64 {
 // sweep's, with each store and each count of instances_sweep, may make hundreds) — each with
 // its queues: the admitted times inside the exact window (8 bytes each: about the limit per
 // window, twice that for a fixed window, and up to every arrival when instances race on a
-// store or decide on their own copies), the requests of a chunk of a slice (chunkArrivals at
+// store or decide on their own copies); the requests of a chunk of a slice (chunkArrivals at
 // most) awaiting their decision (9 bytes) and their decisions awaiting their turn in the exact
-// count (24 bytes), with those in flight to the store, and under asynchronous propagation the admissions in flight (32 bytes,
-// 64 with a sliding log's); each queue holds what it needs and up to compactAt entries read
-// before it is compacted, never more than the run's arrivals (its admissions, for a queue of
-// admissions), in an array that grows by half.
-// Beside the queues, a world keeps its samples and bins (some 20 KB), its instances' states and
-// clocks (48 bytes each), its sliding logs (8 bytes
-// an entry, up to three times over as a ring grows; every instance holds the whole log under
-// asynchronous propagation, its share under local counters) and its store operations in
-// flight; the run, the arrivals of a slice (12 bytes each) and runBytes for the rest.
-// TestMemoryCorners checks it against the heap runs really hold.
+// count (24 bytes), with those whose store operations are in flight — half a round trip's
+// arrivals for a read-then-write, or under compare-and-swap two round trips a try, up to
+// maxAttempts tries above its ceiling — and the operations in flight, an event (48 bytes) each
+// with the state its write carries;
+// and under asynchronous propagation the admissions in flight (32 bytes, 64 with a sliding
+// log's). Each queue holds what it needs and up to compactAt entries read before it is
+// compacted, never more than the run's arrivals (its admissions, for a queue of admissions), in
+// an array that grows by half. Beside the queues, a world keeps its samples and bins (some 20
+// KB), its instances' states and clocks (48 bytes each) and its sliding logs (8 bytes an entry,
+// up to three times over as a ring grows; every instance holds the whole log under asynchronous
+// propagation, its share under local counters); the run, the arrivals of a slice (12 bytes
+// each) and runBytes for the rest. TestMemoryCorners checks it against the heap runs really
+// hold.
 func Memory(v param.Values) int64 {
 	s := scenarioOf(v)
 	expected := expectedArrivals(s)
@@ -247,17 +250,48 @@ func Memory(v param.Values) int64 {
 	windows := float64(s.duration)/float64(s.window) + 1
 	total := 12*perSlice + runBytes
 	for _, t := range worldScenarios(s) { // the sweeps' worlds too, each with its store and latency
-		admitted := min(perWindow, 2*float64(t.limit)+1)
-		if t.store != "atomic" && (t.store != "local" || t.instances > 1) {
+		// Admitted a window: about the limit (twice it for a fixed window) on a store that keeps
+		// one count, atomically or by swaps; every instance's under local counters; more under
+		// asynchronous propagation, by the share of the window its delay makes stale; up to
+		// every arrival on a racing read-then-write (an increment-only store runs the
+		// algorithms without counters so).
+		name := t.algorithms[0]
+		counters := name == "fixed_window" || name == "sliding_window" || name == "subwindows"
+		one := 2*float64(t.limit) + 1
+		admitted := min(perWindow, one)
+		switch {
+		case t.store == "racy", t.store == "incr" && !counters:
 			admitted = perWindow
+		case t.store == "local":
+			admitted = min(perWindow, one*float64(t.instances))
+		case t.store == "async":
+			admitted = min(perWindow, one*(1+2*float64(t.latency)/float64(t.window)*float64(t.instances)))
 		}
 		// A queue of admissions never holds more than the run admits.
 		admissions := func(size, live float64) float64 {
 			return 1.5 * size * min(arrivals, admitted*windows+100, live+compactAt)
 		}
 		inFlight := expected / max(t.duration.Seconds(), 1e-3) * t.latency.Seconds() // arrivals a round trip
-		w := admissions(8, admitted) + queue(9+24, min(perSlice, chunkArrivals)+inFlight) + 20<<10 + 48*float64(t.instances)
-		log := t.algorithms[0] == "sliding_log"
+		// A request undecided keeps every request after it from being accounted for: under
+		// compare-and-swap for two round trips a try (the read, then the swap), up to
+		// maxAttempts tries when the arrivals outrun its ceiling; a read-then-write decides on
+		// what it read, half a round trip in; increments at once. Its store operations in
+		// flight are events: a write a round trip after an admission's read, a compensating
+		// decrement after a refused increment, the tries of a compare-and-swap.
+		pending, events := 0.0, 0.0
+		switch t.store {
+		case "cas":
+			over := 0.0
+			if t.latency > 0 && t.load > 0 {
+				over = 1 - min(1, casCeiling(t, t.latency)/t.load)
+			}
+			pending = inFlight * 2 * max(2, over*maxAttempts)
+			events = pending
+		case "racy", "incr":
+			pending, events = inFlight/2, inFlight
+		}
+		w := admissions(8, admitted) + queue(9+24, min(perSlice, chunkArrivals)+pending) + 20<<10 + 48*float64(t.instances)
+		log := name == "sliding_log"
 		if log {
 			entries := min(float64(t.limit), admitted)
 			switch t.store {
@@ -276,7 +310,19 @@ func Memory(v param.Values) int64 {
 			}
 			w += admissions(size, inFlight)
 		case "racy", "cas", "incr":
-			w += 48 * inFlight * maxAttempts / 2
+			// An event (48 bytes, in a heap that grows by half), and the state a write carries:
+			// a sliding window's counts, a log's header (its times shared with the store's).
+			state := 40.0
+			switch {
+			case name == "subwindows" || name == "sliding_window":
+				state = 272
+			case log:
+				// A write carries a copy of the log its read found: the store's log grows by
+				// about one admission a round trip that lands (the others' are lost, or fail
+				// their swap), so it holds at most the window's round trips.
+				state += 8 * min(float64(t.limit), admitted, float64(t.window)/float64(max(t.latency, 1))+1)
+			}
+			w += 1.5 * (48 + state) * events
 		}
 		total += w
 	}
