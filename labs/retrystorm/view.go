@@ -55,6 +55,6 @@ var view = lab.View{
 	Notes: []string{
 		"The model: clients send requests as Poisson arrivals; a request's attempt travels to the service (exponential network delays), waits in its queue for one of its workers (capacity × service time of them, each call an exponential service time) and comes back. A caller waiting longer than the timeout counts the attempt as failed and, if its policy lets it, retries after the backoff sleep; the service still serves the abandoned call. With layers, each tier between the client and the service is a caller of its own with its own policy.",
 		"Every policy sees the same arrivals and, attempt by attempt, the same network delays, service times and failures: the differences come from the policies alone.",
-		"Each policy keeps its state per client and per layer, with its project's documented defaults: Brooker's bucket (0.1 a first try, cap 5), gRPC's throttling (10 tokens, 0.1 a success), the AWS SDKs' quota (500 tokens, 5 a retry, 10 after a timeout), Finagle's budget (the ratio and floor above, over 10 s), Brooker's breaker (retries stop while failures exceed a tenth of the first tries), resilience4j's breaker (opens at 50% failures over 100 calls, for 60 s) and the SRE book's client-side throttling (K = 2, over two minutes).",
+		"Each policy keeps its state per client and per layer, with its project's documented defaults (the Policies control's help lists them).",
 	},
 }
