@@ -508,7 +508,7 @@ const namedJS = `(() => {
 
 // TestEveryLabPage checks, for every lab of the registry, what the page promises whatever the
 // lab: the first screen at 1280×720 shows at least two whole charts (a small-multiple panel
-// counts as one), every chart and table is named, every slider announces its value with its
+// counts as one) below a navigation of one line, every chart and table is named, every slider announces its value with its
 // unit, a moved slider labels the old picture as such until the new one is final, an invalid
 // value stays out of the address, and Back undoes a release.
 func TestEveryLabPage(t *testing.T) {
@@ -527,6 +527,9 @@ func TestEveryLabPage(t *testing.T) {
 			}
 			if missing := eval[[]string](t, ctx, namedJS); len(missing) > 0 {
 				t.Errorf("without an accessible name or summary: %q", missing)
+			}
+			if lines := eval[int](t, ctx, `new Set([...document.querySelectorAll(".top nav a")].map((a) => Math.round(a.getBoundingClientRect().top))).size`); lines != 1 {
+				t.Errorf("the navigation between the labs takes %d lines at 1280x720, want one", lines)
 			}
 			texts := eval[map[string]string](t, ctx, `Object.fromEntries([...document.querySelectorAll("#controls input[type=range]")].map((s) => [s.dataset.for, s.getAttribute("aria-valuetext") || ""]))`)
 			var slider *param.Spec
