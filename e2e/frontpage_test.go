@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/resilience-playground/playground/labs"
 )
 
 // TestFrontPageTeacher opens the front page as a teacher does: it explains Present and rooms,
@@ -40,8 +42,8 @@ func TestFrontPageTeacher(t *testing.T) {
 	// The previews load lazily; each, once loaded, is a drawing (not a refusal of a busy hub).
 	waitFor(t, ctx, `[...document.querySelectorAll(".preview img")].every((i) => i.complete)`)
 	previews := eval[[]int](t, ctx, `[...document.querySelectorAll(".preview img")].map((i) => i.naturalWidth)`)
-	if len(previews) != 3 || slices.Contains(previews, 0) {
-		t.Errorf("previews' widths %v: want three drawn", previews)
+	if n := len(labs.Registry().All()); len(previews) != n || slices.Contains(previews, 0) {
+		t.Errorf("previews' widths %v: want %d drawn, one a lab", previews, n)
 	}
 	text := eval[string](t, ctx, `document.querySelector("main").innerText`)
 	for _, want := range []string{"Present", "join code", "Projector view", "Join a room", "A 45-minute lesson"} {
