@@ -4,14 +4,14 @@ import "github.com/resilience-playground/playground/lab"
 
 var view = lab.View{
 	Key:      "policies",
-	Headline: []string{"load", "success"},
+	Headline: []string{"success", "load"},
 	Charts: []lab.Chart{
-		{ID: "load", Title: "Calls at the service and requests that succeed", XLabel: "time", YLabel: "per second", Split: true,
-			XUnit: lab.Seconds, MarkValue: "trigger_end_s", MarkLabel: "trigger ends",
-			Help: "Per policy: the calls that reach the service each second, retries included, the requests that succeed each second (goodput), and the service's capacity (grey). Calls above the capacity pile up in the queue."},
 		{ID: "success", Title: "Requests that succeed", XLabel: "time", YLabel: "requests ending that succeed", XUnit: lab.Seconds, YUnit: lab.Percent,
 			MarkValue: "trigger_end_s", MarkLabel: "trigger ends",
 			Help: "Of the requests that end in each interval, the share that succeeded, as their clients see it, after every retry the policy allowed."},
+		{ID: "load", Title: "Calls at the service and requests that succeed", XLabel: "time", YLabel: "per second", Split: true,
+			XUnit: lab.Seconds, MarkValue: "trigger_end_s", MarkLabel: "trigger ends",
+			Help: "Per policy: the calls that reach the service each second, retries included, the requests that succeed each second (goodput), and the service's capacity (grey). Calls above the capacity pile up in the queue."},
 		{ID: "amplification", Title: "Calls per request over time", XLabel: "time", YLabel: "calls per new request", XUnit: lab.Seconds,
 			MarkValue: "trigger_end_s", MarkLabel: "trigger ends",
 			Help: "Calls reaching the service in each interval over the new requests of that interval: 1 without retries, up to (N+1) per layer when every attempt fails."},
