@@ -17,8 +17,8 @@ import (
 // "Join a room" box says so clearly for a code that names no room and opens the room's page
 // for a code that does (typed in lower case with a dash, as read off a projector).
 //
-// Its server draws the previews at start-up as cmd/playground does (WarmPreviews): all three
-// previews draw, though the hub has only two run slots.
+// Its server draws the previews at start-up as cmd/playground does (WarmPreviews): every lab's
+// preview draws, though the hub has only two run slots.
 func TestFrontPageTeacher(t *testing.T) {
 	srv := mustOpenServerConfig(t, serverConfig{warm: true})
 	ExpectConsole(t, "/api/v1/rooms/ZZZZZZ") // the 404 of a code naming no room
