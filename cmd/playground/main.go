@@ -55,7 +55,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case len(args) > 0 && !strings.HasPrefix(args[0], "-"):
 		cmd, args = args[0], args[1:]
 	case len(args) > 0 && isHelp(args[0]):
-		cmd = "help" // playground -h: the whole usage, not only serve's flags
+		cmd, args = "help", nil // playground -h: the whole usage, not only serve's flags
 	}
 	switch cmd {
 	case "serve":
