@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/resilience-playground/playground/labs"
 )
 
 // TestFrontPageTeacher opens the front page as a teacher does: it explains Present and rooms,
@@ -15,8 +17,8 @@ import (
 // "Join a room" box says so clearly for a code that names no room and opens the room's page
 // for a code that does (typed in lower case with a dash, as read off a projector).
 //
-// Its server draws the previews at start-up as cmd/playground does (WarmPreviews): all three
-// previews draw, though the hub has only two run slots.
+// Its server draws the previews at start-up as cmd/playground does (WarmPreviews): every lab's
+// preview draws, though the hub has only two run slots.
 func TestFrontPageTeacher(t *testing.T) {
 	srv := mustOpenServerConfig(t, serverConfig{warm: true})
 	ExpectConsole(t, "/api/v1/rooms/ZZZZZZ") // the 404 of a code naming no room
@@ -40,8 +42,8 @@ func TestFrontPageTeacher(t *testing.T) {
 	// The previews load lazily; each, once loaded, is a drawing (not a refusal of a busy hub).
 	waitFor(t, ctx, `[...document.querySelectorAll(".preview img")].every((i) => i.complete)`)
 	previews := eval[[]int](t, ctx, `[...document.querySelectorAll(".preview img")].map((i) => i.naturalWidth)`)
-	if len(previews) != 3 || slices.Contains(previews, 0) {
-		t.Errorf("previews' widths %v: want three drawn", previews)
+	if n := len(labs.Registry().All()); len(previews) != n || slices.Contains(previews, 0) {
+		t.Errorf("previews' widths %v: want %d drawn, one a lab", previews, n)
 	}
 	text := eval[string](t, ctx, `document.querySelector("main").innerText`)
 	for _, want := range []string{"Present", "join code", "Projector view", "Join a room", "A 45-minute lesson"} {

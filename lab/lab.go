@@ -34,6 +34,7 @@ import (
 type Lab struct {
 	Name   string    // URL path segment: /{Name}, /api/v1/{Name}
 	Title  string    // page title
+	Short  string    // its name in the site's navigation, a few words ("Retry storms"); see [Lab.NavName]
 	Intro  string    // one paragraph shown under the title
 	Params param.Set // every parameter, in canonical order
 	View   View      // charts and tables on the page
@@ -91,6 +92,19 @@ type Lab struct {
 	// engine.Pace, so that the server can share its CPUs fairly among runs.
 	Run func(ctx context.Context, v param.Values, emit func(Update)) error
 }
+
+// NavName is the lab's name in the site's navigation: Short, or the Title when it is short
+// enough (NewRegistry refuses a lab with neither: four long titles wrapped the navigation over
+// three lines and pushed the charts off the first screen).
+func (l *Lab) NavName() string {
+	if l.Short != "" {
+		return l.Short
+	}
+	return l.Title
+}
+
+// maxNavName is the longest a lab's name in the navigation may be, in bytes.
+const maxNavName = 24
 
 // Series is a named list of points. In an Update, Append means the points extend the series of
 // the same name sent earlier, and Upsert that each point replaces the point of the same x sent

@@ -754,6 +754,10 @@ func TestRegistry(t *testing.T) {
 
 	badDefault := testLab("bad")
 	badDefault.Params = param.Set{{Name: "n", Kind: param.Int, Default: "0", Min: 1, Max: 2}}
+	longTitle := testLab("long")
+	longTitle.Title = "Retry storms: budgets, breakers and metastable failures"
+	badLight := testLab("light")
+	badLight.Light = "nosuch=1"
 	panics := []struct {
 		name string
 		labs []*lab.Lab
@@ -762,6 +766,8 @@ func TestRegistry(t *testing.T) {
 		{"duplicate", []*lab.Lab{testLab("a"), testLab("b"), testLab("a")}, `lab: "a" registered twice`},
 		{"same lab twice", []*lab.Lab{a, a}, `lab: "a" registered twice`},
 		{"invalid default", []*lab.Lab{a, badDefault}, "param: invalid default"},
+		{"a long title without a short name", []*lab.Lab{longTitle}, `lab long: its name in the navigation, "Retry storms: budgets, breakers and metastable failures" (Short, or else Title), needs 1 to 24 bytes`},
+		{"a light scenario of another lab", []*lab.Lab{badLight}, `lab light: its light scenario "nosuch=1"`},
 	}
 	for _, tt := range panics {
 		t.Run(tt.name, func(t *testing.T) {

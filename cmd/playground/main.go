@@ -5,7 +5,7 @@
 //	                   [-allow-host name]... [-allow-origin host]... [-redis URL] [-max-rooms N] [-client-rooms N]
 //	                   [-network-rooms N] [-max-streams N] [-client-streams N]
 //	playground run [-format json|csv] URL
-//	playground help
+//	playground help [-format markdown]
 //
 // URL is a page or API URL such as '/backoff?clients=100&seed=7' (scheme and host optional).
 // run prints the same JSON as GET /api/v1/...; with -format csv it prints the series. Bad input
@@ -56,7 +56,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case len(args) > 0 && !strings.HasPrefix(args[0], "-"):
 		cmd, args = args[0], args[1:]
 	case len(args) > 0 && isHelp(args[0]):
-		cmd = "help" // playground -h: the whole usage, not only serve's flags
+		cmd, args = "help", nil // playground -h: the whole usage, not only serve's flags
 	}
 	switch cmd {
 	case "serve":
@@ -64,12 +64,38 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "run":
 		return runURL(args, stdout, stderr)
 	case "help":
-		usage(stdout)
-		return 0
+		return help(args, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "playground: unknown command %q\n", cmd)
 	usage(stderr)
 	return 2
+}
+
+// help prints the usage, or with -format markdown every lab's parameters as Markdown
+// (docs/parameters.md).
+func help(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("help", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "text", "text (the usage) or markdown (every lab's parameters, docs/parameters.md)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	switch *format {
+	case "text":
+		usage(stdout)
+	case "markdown":
+		if err := lab.WriteMarkdown(stdout, registry().All()); err != nil {
+			fmt.Fprintf(stderr, "playground help: %v\n", err)
+			return 1
+		}
+	default:
+		fmt.Fprintf(stderr, "playground help: -format must be text or markdown, got %q\n", *format)
+		return 2
+	}
+	return 0
 }
 
 func isHelp(arg string) bool { return arg == "-h" || arg == "-help" || arg == "--help" }
@@ -80,7 +106,7 @@ func usage(w io.Writer) {
   playground run [-format csv] URL  run one scenario, e.g. '/backoff?clients=100&seed=7'
                                     (progress on standard error when it is a terminal,
                                     or with -progress; -q: never)
-  playground help                   this text
+  playground help [-format markdown] this text, or every lab's parameters as Markdown
 
 `)
 	for _, l := range registry().All() {

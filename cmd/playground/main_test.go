@@ -108,13 +108,29 @@ func TestHelp(t *testing.T) {
 			}
 		}
 	}
+	// The parameter tables of docs/parameters.md: every lab and parameter; a bad format is an
+	// error.
+	code, out, errs := runCLI("help", "-format", "markdown")
+	if code != 0 || errs != "" || !strings.HasPrefix(out, "# Parameters") {
+		t.Errorf("help -format markdown: exit %d, stderr %q, stdout %.60q", code, errs, out)
+	}
+	for _, l := range labs.Registry().All() {
+		for _, p := range l.Params {
+			if !strings.Contains(out, "## `/"+l.Name+"`") || !strings.Contains(out, "| `"+p.Name+"` |") {
+				t.Errorf("help -format markdown lacks %s's %s", l.Name, p.Name)
+			}
+		}
+	}
+	if code, _, errs := runCLI("help", "-format", "html"); code != 2 || !strings.Contains(errs, "-format must be text or markdown") {
+		t.Errorf("help -format html: exit %d, stderr %q; want 2 and the formats", code, errs)
+	}
 	for _, args := range [][]string{{"serve", "-h"}, {"run", "-h"}} {
 		code, _, errs := runCLI(args...)
 		if code != 0 || !strings.Contains(errs, "-") {
 			t.Errorf("%v: exit %d, stderr %q; want 0 and the flags", args, code, errs)
 		}
 	}
-	code, _, errs := runCLI("serve", "-h")
+	code, _, errs = runCLI("serve", "-h")
 	if !strings.Contains(errs, "-allow-host") || code != 0 {
 		t.Errorf("serve -h does not document -allow-host: %q", errs)
 	}

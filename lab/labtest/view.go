@@ -14,7 +14,8 @@ import (
 // (every lab's golden test calls it): every series of every update names a chart of the view,
 // and every band a series of its chart; every chart gets a series and every table its summary
 // entry, of the layout it declares, in at least one of the runs; every column names a field
-// of the rows. A view that compiles and passes [lab.View.Check] can still be out of step with
+// of the rows; every series' units agree with its chart's. A view that compiles and passes
+// [lab.View.Check] can still be out of step with
 // what the lab computes: a chart renamed on one side only, a summary field dropped. The page
 // would then draw an empty chart or blank cells, and nothing else would fail.
 func CheckView(tb testing.TB, l *lab.Lab, queries ...string) {
@@ -49,8 +50,10 @@ func viewProblems(v lab.View, runs []run) []string {
 	var out []string
 	bad := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
 	charts := map[string]bool{}
+	byID := map[string]lab.Chart{}
 	for _, c := range v.Charts {
 		charts[c.ID] = false
+		byID[c.ID] = c
 	}
 	reported := map[string]bool{}
 	for _, r := range runs {
@@ -73,6 +76,14 @@ func viewProblems(v lab.View, runs []run) []string {
 					continue
 				}
 				charts[c] = true
+				if s.Chart != "" && !reported[s.Name] {
+					for axis, pair := range map[string][2]string{"x": {s.XUnit, string(byID[c].XUnit)}, "y": {s.YUnit, string(byID[c].YUnit)}} {
+						if !unitsAgree(pair[0], lab.Unit(pair[1])) {
+							bad("%s: series %q says its %s unit is %q, its chart %q %q", r.Result.URL, s.Name, axis, pair[0], c, pair[1])
+							reported[s.Name] = true
+						}
+					}
+				}
 				if s.Of != "" && chartOf[s.Of] != c && !reported[s.Name] {
 					bad("%s: band %q bounds %q, which is no series of chart %q", r.Result.URL, s.Name, s.Of, c)
 					reported[s.Name] = true
@@ -148,4 +159,19 @@ func rowsOf(entry any, layout lab.TableRows) ([]map[string]any, error) {
 		}
 		return rows, nil
 	}
+}
+
+// unitsAgree reports whether a series' unit (a free string: CSV and JSON carry it) agrees with
+// its chart's typed unit: the same unit where the chart declares one, and none of the typed
+// units' names where the chart counts plain numbers (a chart of counts whose series claim
+// milliseconds would be written as counts).
+func unitsAgree(series string, chart lab.Unit) bool {
+	if chart != lab.Count {
+		return series == string(chart)
+	}
+	switch lab.Unit(series) {
+	case lab.Micros, lab.Millis, lab.Seconds, lab.Percent, lab.Bytes:
+		return false
+	}
+	return true
 }

@@ -11,7 +11,7 @@ import (
 // step with its view, and passes the gated lab's own runs.
 func TestViewProblems(t *testing.T) {
 	view := lab.View{
-		Charts: []lab.Chart{{ID: "points"}, {ID: "other"}},
+		Charts: []lab.Chart{{ID: "points", XUnit: lab.Seconds}, {ID: "other"}},
 		Tables: []lab.Table{
 			{ID: "m", Key: "byname", Rows: lab.MapRows, Columns: []lab.Column{{Field: "", Label: "name"}, {Field: "n", Label: "n"}}},
 			{ID: "l", Key: "list", Rows: lab.ListRows, Columns: []lab.Column{{Field: "step", Label: "step"}}},
@@ -20,8 +20,8 @@ func TestViewProblems(t *testing.T) {
 	good := func() run {
 		return run{
 			Updates: []lab.Update{{Series: []lab.Series{
-				{Name: "p", Chart: "points", X: []float64{1}, Y: []float64{1}},
-				{Name: "p lo", Chart: "points", Of: "p", Bound: "lo", X: []float64{1}, Y: []float64{0}},
+				{Name: "p", Chart: "points", XUnit: "s", X: []float64{1}, Y: []float64{1}},
+				{Name: "p lo", Chart: "points", XUnit: "s", Of: "p", Bound: "lo", X: []float64{1}, Y: []float64{0}},
 				{Name: "o", Chart: "other"},
 			}}, {Series: []lab.Series{{Name: "p", Append: true, X: []float64{2}, Y: []float64{2}}}}},
 			Result: &lab.Result{URL: "/x", Summary: map[string]any{
@@ -48,6 +48,8 @@ func TestViewProblems(t *testing.T) {
 		}},
 		{"map table given a list", "not an object of rows", func(r *run) { r.Result.Summary["byname"] = []int{1} }},
 		{"list table given a map", "not a list of rows", func(r *run) { r.Result.Summary["list"] = map[string]int{"a": 1} }},
+		{"series in another unit than its chart", `series "p" says its x unit is "ms", its chart "points" "s"`, func(r *run) { r.Updates[0].Series[0].XUnit = "ms" }},
+		{"a typed unit on a chart of counts", `series "o" says its y unit is "%", its chart "other" ""`, func(r *run) { r.Updates[0].Series[2].YUnit = "%" }},
 	} {
 		r := good()
 		c.edit(&r)

@@ -33,6 +33,7 @@ func (r *runner) lab() *lab.Lab {
 	return &lab.Lab{
 		Name:  "backoff",
 		Title: "Exponential backoff and jitter",
+		Short: "Backoff and jitter",
 		Intro: "N clients race to update one row under optimistic concurrency, as in Marc Brooker's " +
 			"“Exponential Backoff and Jitter”. Without jitter, retries stay in lockstep and clients keep colliding; " +
 			"with jitter they spread out and the work falls.",

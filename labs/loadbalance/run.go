@@ -33,6 +33,7 @@ func (r *runner) lab() *lab.Lab {
 	return &lab.Lab{
 		Name:  "loadbalance",
 		Title: "Load balancing in the datacenter",
+		Short: "Load balancing",
 		Intro: "Clients keep connections to a subset of the backends and pick one of them for every request, as in " +
 			"“Site Reliability Engineering”, chapter 20, “Load Balancing in the Datacenter”. Random subsets leave some " +
 			"backends with far more connections than others; the chapter's deterministic subsetting evens them out. " +

@@ -37,6 +37,7 @@ func (r *runner) lab() *lab.Lab {
 	return &lab.Lab{
 		Name:  "ratelimit",
 		Title: "Rate limiters, measured against the exact count",
+		Short: "Rate limiters",
 		Intro: "One client's requests reach every classic rate limiter at once, as in Criteo's engineering blog post " +
 			"“Distributed Rate-Limiting Algorithms”: the grey line is the exact count of admitted requests in the last window, " +
 			"the dashed one what each algorithm believes. Fixed windows forget at every boundary, a full token bucket lets " +

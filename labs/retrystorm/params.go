@@ -92,7 +92,15 @@ var (
 var Params = param.Set{
 	{Name: "policies", Label: "Policies", Kind: param.EnumList, Options: Policies, OptionLabels: policyOptions.Labels(),
 		Default: "none,retries,adaptive,budget,circuit",
-		Help:    "Retry policies to compare; each sees the same arrivals, network and service, attempt by attempt."},
+		Help: "Retry policies to compare, each with its project's defaults; each sees the same arrivals, network and service, attempt by attempt. " +
+			"Retry token bucket: Brooker's, 0.1 token a request, at most 5, a retry takes 1 while more than 1 is left. " +
+			"gRPC throttling: gRFC A6's example, 10 tokens, a failure takes 1, a success gives 0.1, no retry at 5 or fewer. " +
+			"AWS SDK quota: the standard mode's 500 tokens, a retry takes 5 (10 after a timeout), a success gives 1 back " +
+			"(aws-sdk-go-v2 1.48 moved to 14 a retry). " +
+			"Retry budget: Finagle's and Linkerd's, retries up to the budget ratio of the requests of the last 10 s plus the floor. " +
+			"Retry breaker: Brooker's, no retry while failed attempts exceed a tenth of the requests. " +
+			"Circuit breaker: resilience4j's, opens at 50% failures over 100 calls, refuses every call for 60 s, then lets 10 through to decide. " +
+			"Client-side throttling: the SRE book's, refuses locally with probability (requests − 2·accepts)/(requests + 1) over 2 minutes."},
 	{Name: "retries", Label: "Retries N", Kind: param.Int, Default: "3", Min: 0, Max: 10, Step: 1,
 		Help: "Most retries per request, under every policy but No retries; the budgets and breakers may allow fewer."},
 	{Name: "trigger", Label: "Trigger", Kind: param.Enum, Options: triggerOptions.Names(), OptionLabels: triggerOptions.Labels(), Default: "outage",

@@ -14,7 +14,6 @@ func policyOf(name string, f func(PolicySummary) string) func(testing.TB, *lab.R
 	return func(tb testing.TB, r *lab.Result) string { return f(policies(tb, r)[name]) }
 }
 
-func amp2(p PolicySummary) string { return fmt.Sprintf("%.2f calls per request", p.Amplification) }
 func amp3(p PolicySummary) string { return fmt.Sprintf("%.3f", p.Amplification) }
 
 // recovered measures "as soon as the … ends" (recovered in the first interval after the

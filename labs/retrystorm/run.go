@@ -35,6 +35,7 @@ func (r *runner) lab() *lab.Lab {
 	return &lab.Lab{
 		Name:  "retrystorm",
 		Title: "Retry storms: budgets, breakers and metastable failures",
+		Short: "Retry storms",
 		Intro: "Clients retry the calls that fail or time out, as in Marc Brooker's “Fixing retries with token buckets and " +
 			"circuit breakers”: a service with a fixed capacity queues the calls, so load raises latency and latency beyond " +
 			"the timeout becomes failure. Something goes wrong for a while — an outage, a capacity drop, a load spike — and " +

@@ -4,14 +4,14 @@ import "github.com/resilience-playground/playground/lab"
 
 var view = lab.View{
 	Key:      "policies",
-	Headline: []string{"load", "success"},
+	Headline: []string{"success", "load"},
 	Charts: []lab.Chart{
-		{ID: "load", Title: "Calls at the service and requests that succeed", XLabel: "time", YLabel: "per second", Split: true,
-			XUnit: lab.Seconds, MarkValue: "trigger_end_s", MarkLabel: "trigger ends",
-			Help: "Per policy: the calls that reach the service each second, retries included, the requests that succeed each second (goodput), and the service's capacity (grey). Calls above the capacity pile up in the queue."},
 		{ID: "success", Title: "Requests that succeed", XLabel: "time", YLabel: "requests ending that succeed", XUnit: lab.Seconds, YUnit: lab.Percent,
 			MarkValue: "trigger_end_s", MarkLabel: "trigger ends",
 			Help: "Of the requests that end in each interval, the share that succeeded, as their clients see it, after every retry the policy allowed."},
+		{ID: "load", Title: "Calls at the service and requests that succeed", XLabel: "time", YLabel: "per second", Split: true,
+			XUnit: lab.Seconds, MarkValue: "trigger_end_s", MarkLabel: "trigger ends",
+			Help: "Per policy: the calls that reach the service each second, retries included, the requests that succeed each second (goodput), and the service's capacity (grey). Calls above the capacity pile up in the queue."},
 		{ID: "amplification", Title: "Calls per request over time", XLabel: "time", YLabel: "calls per new request", XUnit: lab.Seconds,
 			MarkValue: "trigger_end_s", MarkLabel: "trigger ends",
 			Help: "Calls reaching the service in each interval over the new requests of that interval: 1 without retries, up to (N+1) per layer when every attempt fails."},
@@ -55,6 +55,6 @@ var view = lab.View{
 	Notes: []string{
 		"The model: clients send requests as Poisson arrivals; a request's attempt travels to the service (exponential network delays), waits in its queue for one of its workers (capacity × service time of them, each call an exponential service time) and comes back. A caller waiting longer than the timeout counts the attempt as failed and, if its policy lets it, retries after the backoff sleep; the service still serves the abandoned call. With layers, each tier between the client and the service is a caller of its own with its own policy.",
 		"Every policy sees the same arrivals and, attempt by attempt, the same network delays, service times and failures: the differences come from the policies alone.",
-		"Each policy keeps its state per client and per layer, with its project's documented defaults: Brooker's bucket (0.1 a first try, cap 5), gRPC's throttling (10 tokens, 0.1 a success), the AWS SDKs' quota (500 tokens, 5 a retry, 10 after a timeout), Finagle's budget (the ratio and floor above, over 10 s), Brooker's breaker (retries stop while failures exceed a tenth of the first tries), resilience4j's breaker (opens at 50% failures over 100 calls, for 60 s) and the SRE book's client-side throttling (K = 2, over two minutes).",
+		"Each policy keeps its state per client and per layer, with its project's documented defaults (the Policies control's help lists them).",
 	},
 }

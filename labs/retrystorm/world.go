@@ -42,7 +42,6 @@ type world struct {
 	// Clients' next arrival streams.
 	arrivals []engine.Source
 	draws    engine.Seeder // attempts' draws
-	jitter   engine.Source
 
 	// Totals over the run (the summary).
 	tot totals
