@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -135,6 +136,30 @@ func TestEndsOneAtATime(t *testing.T) {
 		}
 		if n := store.most.Load(); n != 1 {
 			t.Errorf("at most %d ends were in flight at once, want 1", n)
+		}
+	})
+}
+
+// TestPresenterChangePanics: a lab's code that panics estimating a presenter's change ends
+// that change, refused as an internal error, not the server; the room goes on.
+func TestPresenterChangePanics(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var log strings.Builder
+		srv := MustOpenServer(t, WithConfig(func(c *api.Config) { c.Log = newTestLogger(&log) }))
+		c, follower, presenter := srv.mustOpenRoom(t, "/free?n=1")
+		readAll(t, follower)
+		presenter.Send(map[string]any{"type": "params", "id": 1, "query": "n=2&panic=cost"})
+		if r := presenter.Until("an error", func(r RoomReply) bool { return r.Type == "error" }); r.ID != 1 || r.Error != "internal error" {
+			t.Errorf("a change whose estimate panics: %+v, want an internal error", r)
+		}
+		presenter.Send(map[string]any{"type": "params", "id": 2, "query": "n=3"})
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if info := srv.MustRoomInfo(t, c.Code); info.URL != "/free?n=3" {
+			t.Errorf("room at %s after the panic, want /free?n=3", info.URL)
+		}
+		if !strings.Contains(log.String(), "panic in a presenter's change") {
+			t.Errorf("log:\n%s\nwant the panic", log.String())
 		}
 	})
 }

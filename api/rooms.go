@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -453,15 +454,7 @@ func (rs *roomServer) proposing(ctx context.Context, lr *liveRoom, client string
 		if !ok {
 			return
 		}
-		v, err := lr.lab.Parse(m.Query)
-		if err == nil {
-			if _, _, ok := lr.lab.FindStep(m.Step); m.Step != "" && !ok {
-				err = &param.Error{Param: "step", Msg: fmt.Sprintf("step %q is not a step of the %s lab's tours", m.Step, lr.lab.Name)}
-			}
-		}
-		if err == nil {
-			err = s.cfg.Hub.Admit(ctx, client, lr.lab, v) // refused to the presenter, not to the room
-		}
+		v, err := rs.propose(ctx, lr, client, m)
 		if err != nil {
 			if ctx.Err() != nil {
 				return
@@ -475,6 +468,28 @@ func (rs *roomServer) proposing(ctx context.Context, lr *liveRoom, client string
 		offerNewest(lr.changes, change{id: m.ID, reply: own,
 			state: room.State{URL: lr.lab.URL(v), Step: m.Step, Revealed: m.Revealed, RevealOpen: m.RevealOpen}})
 	}
+}
+
+// propose returns the scenario of a presenter's change m of lr, or why it is refused: not a
+// scenario of the room's lab, no step of its tours, over the budget — or a panic of the lab's
+// code, logged, and refused as an internal error, as a stream's request is.
+func (rs *roomServer) propose(ctx context.Context, lr *liveRoom, client string, m request) (v param.Values, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			rs.s.log.Error("panic in a presenter's change", "room", lr.code, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			err = errors.New("panic")
+		}
+	}()
+	if v, err = lr.lab.Parse(m.Query); err != nil {
+		return v, err
+	}
+	if _, _, ok := lr.lab.FindStep(m.Step); m.Step != "" && !ok {
+		return v, &param.Error{Param: "step", Msg: fmt.Sprintf("step %q is not a step of the %s lab's tours", m.Step, lr.lab.Name)}
+	}
+	return v, rs.s.cfg.Hub.Admit(ctx, client, lr.lab, v) // refused to the presenter, not to the room
 }
 
 // roomReply is the room message for lr, as the presenter or a follower sees it.
