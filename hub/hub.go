@@ -83,9 +83,10 @@ var (
 // Config sizes a Hub.
 type Config struct {
 	MaxRuns int // runs at once; at least 1
-	// Share is the slots kept free for clients that hold none: a client holding a slot takes
-	// another only while Share slots stay free after it (see "Fair slots"); default
-	// MaxRuns/4. Negative: no fairness, any client may take every slot.
+	// Share is the slots kept free for clients that hold none and have held none lately: a
+	// client holding a slot, or whose run has just ended, takes one only while Share slots
+	// stay free after it (see "Fair slots"); default MaxRuns/4. Negative: no fairness, any
+	// client may take every slot.
 	Share int
 	// Turn is how long a client holding no slot, refused for want of one, keeps its turn for
 	// the next slot freed (see "Fair slots"); default DefaultTurn.

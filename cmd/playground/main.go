@@ -177,7 +177,7 @@ func serve(args []string, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "localhost:8080", "address to listen on")
 	maxRuns := fs.Int("max-runs", 4*runtime.NumCPU(), "runs at once (their computing shares the CPUs fairly)")
-	share := fs.Int("share", 0, "slots kept free for clients (remote addresses) holding none: a client holding a run takes another only while this many stay free (default max-runs/4; -1: off)")
+	share := fs.Int("share", 0, "slots kept free for clients (remote addresses) that have not had one lately: a client holding a run, or whose run has just ended, takes one only while this many stay free (default max-runs/4; -1: off)")
 	budget := budgetFlag(fs)
 	maxRunCPU := fs.Duration("max-run-cpu", 0, "most computing time per run before it is stopped: the safety net under the estimates (default three times what -budget takes, 1m0s at the default budget; given alone, it sets -budget to match: 200ms admits 6.67e5 units)")
 	drain := fs.Duration("drain", 20*time.Second, "on SIGTERM, how long runs in flight may finish")
