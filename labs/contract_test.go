@@ -15,7 +15,8 @@ import (
 // lab, so that a new lab is checked by its registry line alone: every parameter has a label
 // and a help text; the cost and memory parameters it names exist; and its runs fill its view
 // (labtest.CheckView) — over its light scenario, the same with each chart's sweep turned on
-// (param.Spec.On), and every step of its tours.
+// (param.Spec.On), and every step of its tours (but under the race detector, which slows them
+// tenfold; TestTours runs them there).
 func TestEveryLabKeepsTheContract(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every lab's tours")
@@ -55,6 +56,9 @@ func viewScenarios(t *testing.T, l *lab.Lab) []string {
 		}
 	}
 	qs = append(qs, on.Encode())
+	if raceEnabled {
+		return qs // the tours' runs are many, and TestTours runs them under the race detector
+	}
 	for _, tour := range l.Tours {
 		for _, s := range tour.Steps {
 			_, q, _ := strings.Cut(s.URL, "?")
