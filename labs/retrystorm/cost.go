@@ -245,9 +245,9 @@ func sampleCount(d time.Duration) int {
 // the service completes them, over the run; the requests alive by those that arrive during
 // one request's longest life.
 const (
-	requestBytes = 3*72 + 4 + 2*3*32 // a request's slot, its free-list entry, two pending events
+	requestBytes = 2*72 + 4 + 2*2*32 // a request's slot, its free-list entry, two pending events (a slice grown by a quarter, past a thousand, holds both arrays a moment)
 	queuedBytes  = 24 + 2            // a call waiting in the queue's chunks (and a share of their list)
-	servedBytes  = 3*24 + 3*32       // a call in service, and its event
+	servedBytes  = 2*24 + 2*32       // a call in service, and its event (their slices grow by a quarter at a time, past a thousand)
 	loopBytes    = 180 << 10
 	worldBytes   = loopBytes + 32<<10 // samples and latency counts
 )
@@ -288,14 +288,35 @@ func simMemory(s scenario, p string) float64 {
 		}
 		alive += min(at, rate*life) // the requests of this layer
 		at *= a
-		rate *= a
+		rate *= min(a, sustained(p))
 	}
-	capacity := s.Capacity
-	if s.Trigger == "capacity" {
-		capacity *= s.Degraded
+	// The calls at the service: those arriving faster than it completes them pile up, before
+	// the trigger (only on a service overloaded without it), during it (at its rate and
+	// capacity) and after it, and drain where it completes them faster.
+	amp := rate / s.Rate // the calls a request makes, its layers' included
+	if s.Trigger == "spike" {
+		amp /= s.Spike
 	}
-	// The calls at the service: those arriving faster than it completes them pile up.
-	backlog := min(at, max(0, rate-capacity)*s.Duration.Seconds()+rate*(s.ServiceTime.Seconds()+s.Timeout.Seconds()))
+	start := min(s.TriggerStart, s.Duration).Seconds()
+	length := (min(s.TriggerStart+s.TriggerLength, s.Duration) - min(s.TriggerStart, s.Duration)).Seconds()
+	if !triggered(s) {
+		start, length = s.Duration.Seconds(), 0
+	}
+	after := s.Duration.Seconds() - start - length
+	rateT, capT := s.Rate*amp, s.Capacity
+	switch s.Trigger {
+	case "spike":
+		rateT *= s.Spike
+	case "capacity":
+		capT *= s.Degraded
+	}
+	pile := 0.0
+	if !healthy(s) {
+		pile = max(0, s.Rate*amp-s.Capacity) * start
+	}
+	pile = max(0, pile+(rateT-capT)*length)
+	most := max(pile, pile+(s.Rate*amp-s.Capacity)*after)
+	backlog := min(at, most+rate*(s.ServiceTime.Seconds()+s.Timeout.Seconds()))
 	if s.Shed == "limit" {
 		backlog = min(backlog, float64(s.QueueLimit))
 	}
@@ -306,6 +327,20 @@ func simMemory(s scenario, p string) float64 {
 		calls = backlog * servedBytes
 	}
 	return worldBytes + requestBytes*alive + calls
+}
+
+// sustained bounds the calls per request policy p keeps sending to a service that fails
+// them for long — what piles up in its queue: the circuit breaker opens once half its window
+// fails and then refuses nearly everything, and client-side throttling sends no more than
+// twice what the service accepts; the others send what their bounds allow.
+func sustained(p string) float64 {
+	switch p {
+	case "circuit":
+		return 1
+	case "throttle":
+		return 2
+	}
+	return math.Inf(1)
 }
 
 // longestSleeps is the longest a request of scenario s can sleep before its retries, in all.
