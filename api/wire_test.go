@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"encoding/json"
+	"github.com/resilience-playground/playground/internal/heavy"
 	"testing"
 
 	"github.com/coder/websocket"
@@ -27,9 +28,7 @@ import (
 //
 //	go test ./api -run TestWireBytes -count=1 -v
 func TestWireBytes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a default backoff run, twice: skipped with -short")
-	}
+	heavy.Test(t) // a default backoff run, twice
 	const (
 		refinements = 5  // 1, 3, 10, 30, 100 trials
 		sweepPoints = 19 // sweep 10:190:10

@@ -1,6 +1,7 @@
 package loadbalance
 
 import (
+	"github.com/resilience-playground/playground/internal/heavy"
 	"math"
 	"testing"
 )
@@ -41,7 +42,7 @@ var costScenarios = []string{
 // go: World.Work, subsetsWork, compareWork): within 2× either way across the parameter space.
 func TestCostWithinTwice(t *testing.T) {
 	scenarios := costScenarios
-	if raceEnabled || testing.Short() {
+	if heavy.Light() {
 		scenarios = scenarios[:4]
 	}
 	worst := 1.0

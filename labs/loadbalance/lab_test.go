@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"github.com/resilience-playground/playground/internal/heavy"
 	"os"
 	"runtime"
 	"slices"
@@ -341,6 +342,7 @@ func mustParse(tb testing.TB, q string) scenario {
 // when a bucket of the event wheel meets more events than it ever held, a few times per
 // simulated second against thousands of requests.
 func TestSteadyStateDoesNotAllocate(t *testing.T) {
+	heavy.Test(t)
 	for _, policy := range policyNames {
 		s := mustParse(t, "duration=2m&subsetting=deterministic&policy="+policy)
 		starts, conns := subsets(s.Subsetting, s.Seed, s.Clients, s.Backends, s.Subset)

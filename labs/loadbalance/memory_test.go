@@ -2,6 +2,7 @@ package loadbalance
 
 import (
 	"errors"
+	"github.com/resilience-playground/playground/internal/heavy"
 	"strings"
 	"testing"
 
@@ -41,9 +42,7 @@ func TestMemoryRefused(t *testing.T) {
 // TestMemory compares the memory estimate with the heap runs really hold at their peak, for
 // scenarios near the bound: the estimate must not be below it (with a margin, labtest.CheckMemory).
 func TestMemory(t *testing.T) {
-	if raceEnabled || testing.Short() {
-		t.Skip("measures the heap of large runs; not under -race or -short")
-	}
+	heavy.Test(t)
 	labtest.CheckMemory(t, func() *lab.Lab { return newRunner().lab() },
 		"clients=3000&backends=3000&subset=100&rate=0.1&duration=1s&policy=round_robin,least_loaded,weighted,random,p2c",
 		"clients=1000&backends=1000&subset=1000&rate=0.1&duration=1s&policy=round_robin",

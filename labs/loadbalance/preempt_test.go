@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/resilience-playground/playground/internal/heavy"
 	"testing"
 	"time"
 
@@ -29,7 +30,7 @@ func TestPreempted(t *testing.T) {
 // TestCoarseFirst: the first coarse picture has every series.
 func TestCoarseFirst(t *testing.T) {
 	queries := []string{"", "clients=901&backends=901&subset=301&rate=0.8&duration=20s"}
-	if raceEnabled || testing.Short() {
+	if heavy.Light() {
 		queries = queries[:1] // the heavy one takes minutes under the race detector
 	}
 	for _, q := range queries {
@@ -110,18 +111,18 @@ func TestFirstPictureCut(t *testing.T) {
 		}
 		return done
 	}
-	heavy := "clients=901&backends=901&subset=301&rate=0.8&duration=3m1s"
-	if raceEnabled || testing.Short() {
-		heavy = "clients=301&backends=301&subset=300&rate=0.8&duration=3m1s"
+	big := "clients=901&backends=901&subset=301&rate=0.8&duration=3m1s"
+	if heavy.Light() {
+		big = "clients=301&backends=301&subset=300&rate=0.8&duration=3m1s"
 	}
-	s := mustParse(t, heavy)
+	s := mustParse(t, big)
 	samples := scenarioSamples(s)
 	first, least := firstStep(s, samples, stepOf(s, chunkWork))
 	if !(least < first && first < samples) {
-		t.Fatalf("%s: first step %d of %d, at least %d: want one that may be cut", heavy, first, samples, least)
+		t.Fatalf("%s: first step %d of %d, at least %d: want one that may be cut", big, first, samples, least)
 	}
-	if cut, whole := firstDone(heavy, time.Nanosecond), firstDone(heavy, time.Hour); !(cut < whole && whole == int64(first)) {
-		t.Errorf("%s: first picture at %d s when due at once, %d s when never due; want fewer than %d", heavy, cut, whole, first)
+	if cut, whole := firstDone(big, time.Nanosecond), firstDone(big, time.Hour); !(cut < whole && whole == int64(first)) {
+		t.Errorf("%s: first picture at %d s when due at once, %d s when never due; want fewer than %d", big, cut, whole, first)
 	}
 	for _, n := range []int{20, 80, 150} {
 		q := fmt.Sprintf("subset=%d", n)

@@ -2,6 +2,7 @@ package loadbalance
 
 import (
 	"fmt"
+	"github.com/resilience-playground/playground/internal/heavy"
 	"testing"
 
 	"github.com/resilience-playground/playground/lab"
@@ -89,5 +90,6 @@ var quotes = []labtest.Quote{
 // TestQuotes holds every figure the lab's texts quote to what its scenario measures, and every
 // figure of every tour step to a quote.
 func TestQuotes(t *testing.T) {
+	heavy.Test(t)
 	labtest.CheckQuotes(t, Lab(), append(quotes, sweepQuotes...))
 }

@@ -2,6 +2,7 @@ package ratelimit
 
 import (
 	"context"
+	"github.com/resilience-playground/playground/internal/heavy"
 	"math"
 	"testing"
 	"time"
@@ -62,7 +63,7 @@ var costScenarios = []string{
 func TestCostWithinTwice(t *testing.T) {
 	worst := 1.0
 	scenarios := costScenarios
-	if raceEnabled || testing.Short() {
+	if heavy.Light() {
 		scenarios = scenarios[:2]
 	}
 	for _, q := range scenarios {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/resilience-playground/playground/internal/heavy"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -245,6 +246,7 @@ func TestGolden(t *testing.T) {
 // are admissions; the sliding log behind an atomic store with true clocks is exact; every
 // series ends complete.
 func TestInvariants(t *testing.T) {
+	heavy.Test(t)
 	rng := rand.New(rand.NewPCG(7, 7))
 	pick := func(options []string) string { return options[rng.IntN(len(options))] }
 	for i := range 60 {

@@ -1,6 +1,7 @@
 package ratelimit
 
 import (
+	"github.com/resilience-playground/playground/internal/heavy"
 	"testing"
 
 	"github.com/resilience-playground/playground/lab"
@@ -37,8 +38,6 @@ var memoryCorners = append(labtest.Grid(
 // peak over memoryCorners (labtest.CheckMemoryCorners), as the work estimate is of the work
 // (TestCostWithinTwice).
 func TestMemoryCorners(t *testing.T) {
-	if raceEnabled || testing.Short() {
-		t.Skip("measures the heap of large runs; not under -race or -short")
-	}
+	heavy.Test(t)
 	labtest.CheckMemoryCorners(t, func() *lab.Lab { return newRunner(defaultSlices).lab() }, testBudget, memoryCorners...)
 }

@@ -3,6 +3,7 @@ package ratelimit
 import (
 	"bytes"
 	"context"
+	"github.com/resilience-playground/playground/internal/heavy"
 	"testing"
 
 	"github.com/resilience-playground/playground/lab"
@@ -20,6 +21,7 @@ func TestPreempted(t *testing.T) {
 
 // TestCoarseFirst: the first coarse picture has every series.
 func TestCoarseFirst(t *testing.T) {
+	heavy.Test(t)
 	for _, q := range []string{"", "duration=10m&limit=1000&load=2"} {
 		labtest.CheckCoarseFirst(t, newRunner(defaultSlices).lab(), q)
 	}

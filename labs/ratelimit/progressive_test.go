@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/resilience-playground/playground/internal/heavy"
 	"runtime"
 	"strings"
 	"testing"
@@ -31,6 +32,7 @@ var progressive = map[string]string{
 // time appended one after another — equals a one-shot run's result byte for byte, whatever
 // the number of slices and GOMAXPROCS.
 func TestProgressiveEqualsOneShot(t *testing.T) {
+	heavy.Test(t)
 	for name, q := range progressive {
 		t.Run(name, func(t *testing.T) {
 			want := marshal(t, mustRunOn(t, newRunner(1).lab(), q))

@@ -2,6 +2,7 @@ package ratelimit
 
 import (
 	"fmt"
+	"github.com/resilience-playground/playground/internal/heavy"
 	"slices"
 	"strings"
 	"testing"
@@ -151,5 +152,6 @@ var quotes = []labtest.Quote{
 // TestQuotes holds every figure the lab's texts quote to what its scenario measures, and every
 // figure of every tour step to a quote.
 func TestQuotes(t *testing.T) {
+	heavy.Test(t)
 	labtest.CheckQuotes(t, Lab(), quotes)
 }

@@ -1,6 +1,7 @@
 package retrystorm
 
 import (
+	"github.com/resilience-playground/playground/internal/heavy"
 	"testing"
 
 	"github.com/resilience-playground/playground/lab/labtest"
@@ -41,7 +42,7 @@ var costScenarios = []struct {
 // storm happens or none can.
 func TestCostBoundsWork(t *testing.T) {
 	scenarios := costScenarios
-	if raceEnabled || testing.Short() {
+	if heavy.Light() {
 		scenarios = scenarios[:3]
 	}
 	for _, c := range scenarios {

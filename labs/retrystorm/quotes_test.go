@@ -2,6 +2,7 @@ package retrystorm
 
 import (
 	"fmt"
+	"github.com/resilience-playground/playground/internal/heavy"
 	"strings"
 	"testing"
 
@@ -214,6 +215,7 @@ func quotes(tb testing.TB) []labtest.Quote {
 
 // TestQuotes holds every figure the lab's texts state to its measurement.
 func TestQuotes(t *testing.T) {
+	heavy.Test(t)
 	if testing.Short() {
 		t.Skip("runs every tour step")
 	}
