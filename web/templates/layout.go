@@ -91,7 +91,6 @@ func valueText(c Control) string {
 	return c.Value
 }
 
-
 // pageValues returns the page's scenario in URL form, by parameter name.
 func pageValues(p Page) map[string]string {
 	values := map[string]string{}
