@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"github.com/resilience-playground/playground/internal/heavy"
 	"slices"
 	"strconv"
 	"strings"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"github.com/resilience-playground/playground/api"
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/param"
 )

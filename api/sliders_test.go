@@ -3,7 +3,6 @@ package api_test
 import (
 	"errors"
 	"fmt"
-	"github.com/resilience-playground/playground/internal/heavy"
 	"net/http"
 	"regexp"
 	"slices"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/resilience-playground/playground/api"
 	"github.com/resilience-playground/playground/hub"
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/param"
 )

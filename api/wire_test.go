@@ -2,10 +2,11 @@ package api_test
 
 import (
 	"encoding/json"
-	"github.com/resilience-playground/playground/internal/heavy"
 	"testing"
 
 	"github.com/coder/websocket"
+
+	"github.com/resilience-playground/playground/internal/heavy"
 )
 
 // TestWireBytes streams a cold default run of the backoff lab (100 trials in five refinements:

@@ -274,7 +274,6 @@ func moveBase(t *testing.T, url string, step int) (panel, final float64) {
 // shows the final numbers of the value in the address. The figures (how often newer pictures
 // were drawn and arrived) are logged; PLAYGROUND_MEASURE=1 drags three times and summarises.
 func TestDragBase(t *testing.T) {
-	raceToo(t)
 	srv := MustOpenServer(t)
 	drags := 1
 	if measuring {

@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"github.com/resilience-playground/playground/internal/heavy"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/resilience-playground/playground/api"
 	"github.com/resilience-playground/playground/hub"
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/labs"
 )

@@ -1,12 +1,12 @@
 package labs_test
 
 import (
-	"github.com/resilience-playground/playground/internal/heavy"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/lab/labtest"
 	"github.com/resilience-playground/playground/labs"

@@ -2,10 +2,10 @@ package labs_test
 
 import (
 	"context"
-	"github.com/resilience-playground/playground/internal/heavy"
 	"testing"
 
 	"github.com/resilience-playground/playground/api"
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/labs"
 )
 

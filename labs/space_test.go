@@ -2,11 +2,11 @@ package labs_test
 
 import (
 	"context"
-	"github.com/resilience-playground/playground/internal/heavy"
 	"math/rand/v2"
 	"net/url"
 	"testing"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/internal/loadtest"
 	"github.com/resilience-playground/playground/labs"
 )

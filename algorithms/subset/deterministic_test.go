@@ -1,12 +1,12 @@
 package subset_test
 
 import (
-	"github.com/resilience-playground/playground/internal/heavy"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"github.com/resilience-playground/playground/algorithms/subset"
+	"github.com/resilience-playground/playground/internal/heavy"
 )
 
 // TestDeterministicEven checks the promise for every combination of up to

@@ -1,12 +1,12 @@
 package loadtest
 
 import (
-	heavytest "github.com/resilience-playground/playground/internal/heavy"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
+	heavytest "github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/labs"
 	"github.com/resilience-playground/playground/param"
 )

@@ -3,9 +3,10 @@ package backoff
 import (
 	"context"
 	"fmt"
-	"github.com/resilience-playground/playground/internal/heavy"
 	"math"
 	"testing"
+
+	"github.com/resilience-playground/playground/internal/heavy"
 )
 
 // costSettings span the parameter space beside clients, strategies, trials and sweep: every

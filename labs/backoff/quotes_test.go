@@ -2,10 +2,10 @@ package backoff
 
 import (
 	"fmt"
-	"github.com/resilience-playground/playground/internal/heavy"
 	"math"
 	"testing"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/lab/labtest"
 )

@@ -1,9 +1,10 @@
 package loadbalance
 
 import (
-	"github.com/resilience-playground/playground/internal/heavy"
 	"math"
 	"testing"
+
+	"github.com/resilience-playground/playground/internal/heavy"
 )
 
 // costScenarios span the parameter space: every slider's extremes and the combinations that

@@ -1,13 +1,13 @@
 package loadbalance
 
 import (
-	"github.com/resilience-playground/playground/internal/heavy"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 )
 

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/resilience-playground/playground/internal/heavy"
 	"testing"
 	"time"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/lab/labtest"
 )
@@ -29,6 +29,7 @@ func TestPreempted(t *testing.T) {
 
 // TestCoarseFirst: the first coarse picture has every series.
 func TestCoarseFirst(t *testing.T) {
+	heavy.Test(t)
 	queries := []string{"", "clients=901&backends=901&subset=301&rate=0.8&duration=20s"}
 	if heavy.Light() {
 		queries = queries[:1] // the heavy one takes minutes under the race detector
@@ -44,6 +45,7 @@ func TestCoarseFirst(t *testing.T) {
 // which no client had sent a request to more than its first ten backends: the same numbers
 // at every size from 20 up.
 func TestFirstPictureShowsTheSubset(t *testing.T) {
+	heavy.Test(t)
 	l := newRunner().lab()
 	first := func(q string) string {
 		v, err := l.Parse(q)
@@ -89,6 +91,7 @@ func TestFirstPictureShowsTheSubset(t *testing.T) {
 // late. Whether the picture is due is decided here by firstBy, not by the machine: 1 ns
 // (always due) against an hour (never).
 func TestFirstPictureCut(t *testing.T) {
+	heavy.Test(t)
 	firstDone := func(q string, firstBy time.Duration) int64 {
 		t.Helper()
 		r := newRunner()

@@ -2,9 +2,9 @@ package loadbalance
 
 import (
 	"fmt"
-	"github.com/resilience-playground/playground/internal/heavy"
 	"testing"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/lab/labtest"
 )

@@ -2,10 +2,11 @@ package ratelimit
 
 import (
 	"context"
-	"github.com/resilience-playground/playground/internal/heavy"
 	"math"
 	"testing"
 	"time"
+
+	"github.com/resilience-playground/playground/internal/heavy"
 )
 
 // costScenarios span the parameter space: event rates from a few per second to a hundred

@@ -2,12 +2,12 @@ package ratelimit
 
 import (
 	"fmt"
-	"github.com/resilience-playground/playground/internal/heavy"
 	"math"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/param"
 )

@@ -3,9 +3,9 @@ package ratelimit
 import (
 	"bytes"
 	"context"
-	"github.com/resilience-playground/playground/internal/heavy"
 	"testing"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/lab/labtest"
 )

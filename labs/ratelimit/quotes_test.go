@@ -2,11 +2,11 @@ package ratelimit
 
 import (
 	"fmt"
-	"github.com/resilience-playground/playground/internal/heavy"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/lab/labtest"
 )

@@ -1,9 +1,9 @@
 package retrystorm
 
 import (
-	"github.com/resilience-playground/playground/internal/heavy"
 	"testing"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/lab/labtest"
 )

@@ -1,9 +1,9 @@
 package retrystorm
 
 import (
-	"github.com/resilience-playground/playground/internal/heavy"
 	"testing"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab/labtest"
 )
 
@@ -41,6 +41,7 @@ var costScenarios = []struct {
 // go, one unit per event): never below half of it anywhere, and within 2× either way where a
 // storm happens or none can.
 func TestCostBoundsWork(t *testing.T) {
+	heavy.Test(t)
 	scenarios := costScenarios
 	if heavy.Light() {
 		scenarios = scenarios[:3]

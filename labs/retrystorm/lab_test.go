@@ -5,11 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"github.com/resilience-playground/playground/internal/heavy"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/lab/labtest"
 )

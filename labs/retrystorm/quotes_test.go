@@ -2,10 +2,10 @@ package retrystorm
 
 import (
 	"fmt"
-	"github.com/resilience-playground/playground/internal/heavy"
 	"strings"
 	"testing"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/lab/labtest"
 )
