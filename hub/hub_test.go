@@ -428,7 +428,9 @@ func newWorkLab() *workLab {
 }
 
 // TestHeavyRunsDoNotStallOthers: while two of the heaviest runs compute on both CPUs, a light
-// scenario starts within a quantum and finishes within twice the time it takes alone. The
+// scenario starts within two quanta — its estimate waits for a CPU too (Hub.Admit), then its
+// run: each goes first in the queue, but neither can take a CPU before a quantum of a heavy
+// run ends — and finishes within twice the time it takes alone and those two quanta. The
 // durations are on synctest's fake clock, where computing is sleeping and the hub paces in
 // wall time: they are the hub's schedule, the same on any machine, not a measure of its speed.
 func TestHeavyRunsDoNotStallOthers(t *testing.T) {
@@ -459,11 +461,11 @@ func TestHeavyRunsDoNotStallOthers(t *testing.T) {
 		wait := w.first[4].Sub(asked)
 		w.mu.Unlock()
 		t.Logf("alone %v; beside two heavy runs: first unit after %v, done after %v", idle, wait, took)
-		if wait > engine.Quantum {
-			t.Errorf("the light run waited %v for a CPU, want at most a quantum (%v)", wait, engine.Quantum)
+		if wait > 2*engine.Quantum {
+			t.Errorf("the light run waited %v for a CPU, want at most two quanta (%v), its estimate's and its own", wait, 2*engine.Quantum)
 		}
-		if took > 2*idle {
-			t.Errorf("the light run took %v beside heavy runs, more than twice its %v alone", took, idle)
+		if took > 2*idle+2*engine.Quantum {
+			t.Errorf("the light run took %v beside heavy runs, more than twice its %v alone and two quanta", took, idle)
 		}
 	})
 }
