@@ -89,5 +89,5 @@ var quotes = []labtest.Quote{
 // TestQuotes holds every figure the lab's texts quote to what its scenario measures, and every
 // figure of every tour step to a quote.
 func TestQuotes(t *testing.T) {
-	labtest.CheckQuotes(t, Lab(), append(quotes, sweepQuotes...))
+	labtest.CheckQuotes(t, Lab(), append(append(quotes, sweepQuotes...), answerQuotes...))
 }
