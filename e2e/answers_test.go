@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
 	"github.com/resilience-playground/playground/api"
 	"github.com/resilience-playground/playground/room"
 	"github.com/resilience-playground/playground/room/roomtest"
@@ -123,4 +126,56 @@ func classAnswers(t *testing.T, a, b string) {
 	if eval[bool](t, fols[0], `!!document.querySelector(".answer-option")`) {
 		t.Errorf("a follower can still answer after the reveal")
 	}
+}
+
+// TestRoomAnswerNumber: a question answered with a number (the retry storm's "how many calls
+// reach the service per request?", on a scale of 1 to 100): the follower moves the slider with
+// the keyboard alone, the presenter's histogram counts it, and Reveal marks the true number's
+// bar and tells the follower it was right.
+func TestRoomAnswerNumber(t *testing.T) {
+	const step = "layers/1"
+	tr, n, ok := lookupLab(t, "retrystorm").FindStep(step)
+	if !ok || tr.Steps[n-1].Answer == nil || tr.Steps[n-1].Answer.Truth != "64" {
+		t.Fatalf("the retrystorm lab's step %s no longer asks for the calls per request (64)", step)
+	}
+	srv := MustOpenServer(t)
+	res, err := http.Post(srv.URL+"/api/v1/rooms", "application/json", strings.NewReader(`{"url": "/retrystorm"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var created struct {
+		Code         string `json:"code"`
+		PresenterURL string `json:"presenter_url"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&created); err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	pres := MustOpenPrivateTab(t)
+	navigate(t, pres, srv.URL+created.PresenterURL)
+	waitFor(t, pres, `!!window.__playground?.room?.presenting`)
+	evalVoid(t, pres, fmt.Sprintf(`location.hash = "#tour=%s"`, step))
+
+	fol := MustOpenPrivateTab(t)
+	navigate(t, fol, srv.URL+"/join/"+created.Code)
+	waitFor(t, fol, `!!document.querySelector(".answer-range")`)
+	start := eval[int](t, fol, `Number(document.querySelector(".answer-range").value)`)
+	if err := chromedp.Do(fol, chromedp.Focus(chromedp.CSS(".answer-range"))); err != nil {
+		t.Fatal(err)
+	}
+	for range 64 - start {
+		if err := chromedp.Do(fol, chromedp.KeyEvent(kb.ArrowRight)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, fol, `document.querySelector(".answers-mine")?.textContent.startsWith("Your answer: 64 calls per request.")`)
+	waitFor(t, pres, `document.querySelector(".answers-status").textContent === "1 of 1 follower answered"`)
+	// A hundred values in bars of five: 64 is in the bar of 61–65.
+	waitFor(t, pres, `[...document.querySelectorAll(".answers-row")].map((r) => r.querySelector(".answers-label").textContent + "=" + r.querySelector(".answers-n").textContent).filter((s) => !s.endsWith("=0")).join() === "61–65=1"`)
+
+	click(t, pres, "#tour .tour-reveal")
+	for _, p := range []context.Context{pres, fol} {
+		waitFor(t, p, `document.querySelector(".answers-row.truth .answers-label")?.textContent.startsWith("61–65") && document.querySelector(".answers-truth")?.textContent === "The true answer: 64 calls per request"`)
+	}
+	waitFor(t, fol, `document.querySelector(".answers-mine")?.textContent === "Your answer: 64 calls per request — right."`)
 }
