@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/resilience-playground/playground/api"
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/param"
 )
@@ -22,6 +23,7 @@ import (
 // from one refusal to another; one from three estimates said "lower limit to 274" where 897
 // fits.)
 func TestRefusalSuggestionAdmitted(t *testing.T) {
+	heavy.Test(t) // runs each lab's suggested scenarios at the budget
 	srv := MustOpenServer(t)
 	for _, l := range srv.Labs.All() {
 		if l.Cost == nil && l.Memory == nil {

@@ -26,7 +26,7 @@ import (
 // PreparedMessage once per message (without context takeover, the only mode gorilla
 // negotiates, the deflated bytes are the same on every connection). Measured with 300
 // followers, compression was more than half of the server's time between a presenter's change
-// and the last follower's first frame (see the README's rooms section).
+// and the last follower's first frame (see docs/teaching.md).
 
 // wire is a message for many connections: its JSON, encoded once, and its websocket frame,
 // prepared once for each compression setting on first use.

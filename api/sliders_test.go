@@ -13,6 +13,7 @@ import (
 
 	"github.com/resilience-playground/playground/api"
 	"github.com/resilience-playground/playground/hub"
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/param"
 )
@@ -123,9 +124,7 @@ func fitted(t *testing.T, l *lab.Lab, v param.Values, err error) (param.Values, 
 // slows them tenfold, and with -short the test is skipped (CI runs it without either).
 func mustOpenServed(t *testing.T) *Server {
 	t.Helper()
-	if raceEnabled || testing.Short() {
-		t.Skip("heavy runs: run without -race and -short (CI does)")
-	}
+	heavy.Test(t)
 	return MustOpenServer(t, func(o *serverOptions) {
 		o.hub = hub.Config{MaxRuns: 2, Budget: api.DefaultBudget, MaxRunCPU: api.DefaultMaxRunCPU, CacheSize: 64}
 	})

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/coder/websocket"
+
+	"github.com/resilience-playground/playground/internal/heavy"
 )
 
 // TestWireBytes streams a cold default run of the backoff lab (100 trials in five refinements:
@@ -27,9 +29,7 @@ import (
 //
 //	go test ./api -run TestWireBytes -count=1 -v
 func TestWireBytes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a default backoff run, twice: skipped with -short")
-	}
+	heavy.Test(t) // a default backoff run, twice
 	const (
 		refinements = 5  // 1, 3, 10, 30, 100 trials
 		sweepPoints = 19 // sweep 10:190:10

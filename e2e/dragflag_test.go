@@ -12,6 +12,7 @@ import (
 // typed value, a strategy ticked — without, so that it supersedes the run in flight at once
 // (api.TestSupersededUntilPicture).
 func TestDragFlag(t *testing.T) {
+	raceToo(t)
 	srv := MustOpenServer(t)
 	ctx := MustOpenTab(t)
 	hookTab(t, ctx)

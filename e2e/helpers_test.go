@@ -16,6 +16,7 @@ import (
 
 	"github.com/resilience-playground/playground/api"
 	"github.com/resilience-playground/playground/hub"
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/labs"
 )
@@ -86,10 +87,29 @@ func mustOpenServerConfig(tb testing.TB, c serverConfig) *httptest.Server {
 	return srv
 }
 
+// raceTests holds the top-level names of the browser tests marked with raceToo.
+var raceTests sync.Map
+
+// raceToo marks a browser test that drives the server's concurrency — a room's presenter and
+// followers, on one server or two sharing Redis; a drain; streams replaced under a dragging
+// hand; a busy server —: it runs under the race detector too. Every other browser test drives
+// the server one viewer at a time through code the API tests already run under the detector,
+// and runs only in CI's plain step (internal/heavy): under -race, browser skips it.
+func raceToo(tb testing.TB) {
+	name, _, _ := strings.Cut(tb.Name(), "/")
+	raceTests.Store(name, true)
+}
+
 // browser returns the package's one browser, started on first use. Without chromium the test
-// is skipped loudly, unless CI is set, when it fails.
+// is skipped loudly, unless CI is set, when it fails. Under the race detector it skips a test
+// not marked with raceToo.
 func browser(tb testing.TB) context.Context {
 	tb.Helper()
+	if name, _, _ := strings.Cut(tb.Name(), "/"); heavy.Race {
+		if _, ok := raceTests.Load(name); !ok {
+			tb.Skip("a browser test of one viewer: runs without -race (CI's plain test step); see raceToo")
+		}
+	}
 	browserOnce.Do(func() {
 		if _, err := os.Stat(chromiumPath); err != nil {
 			browserErr = fmt.Errorf("chromium not found at %s (apt-get install chromium): %w", chromiumPath, err)

@@ -26,6 +26,7 @@ const drain = 10 * time.Second
 // port the page must reconnect by itself and show the same scenario and the same numbers. How
 // long the exit took is logged; the test waits for it up to a bound on hangs, not on speed.
 func TestLameDuckShutdownAndReconnect(t *testing.T) {
+	raceToo(t)
 	browser(t) // skip before building when there is no browser
 	bin := buildBinary(t)
 	addr := freeAddr(t)

@@ -14,6 +14,7 @@ import (
 // start-up), the front page's previews, one a lab, are asked for at once and some are refused busy;
 // the page asks again and every preview is drawn — none stays a broken image.
 func TestPreviewsFillInOnABusyServer(t *testing.T) {
+	raceToo(t)
 	srv := mustOpenServerConfig(t, serverConfig{maxRuns: 1})
 	ExpectConsole(t, "status of 503") // the refusals the page then retries
 	ctx := MustOpenTab(t)

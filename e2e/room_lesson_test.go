@@ -19,6 +19,7 @@ import (
 
 // TestRoomLesson runs a lesson's room on one server: see lesson.
 func TestRoomLesson(t *testing.T) {
+	raceToo(t)
 	srv := MustOpenServer(t)
 	lesson(t, srv.URL, srv.URL)
 }
@@ -27,6 +28,7 @@ func TestRoomLesson(t *testing.T) {
 // redis-server: the presenter and one follower on the first, the second presenter window and
 // another follower on the second.
 func TestRoomLessonOnRedis(t *testing.T) {
+	raceToo(t)
 	browser(t)
 	rd := roomtest.MustStartRedisServer(t)
 	open := func() string {
@@ -43,6 +45,7 @@ func TestRoomLessonOnRedis(t *testing.T) {
 // TestRoomLessonOnTwoProcesses runs the same lesson on two playground processes (the binary,
 // as deployed: `serve -redis`) sharing rooms through one real redis-server.
 func TestRoomLessonOnTwoProcesses(t *testing.T) {
+	raceToo(t)
 	browser(t)
 	rd := roomtest.MustStartRedisServer(t)
 	bin := buildBinary(t)

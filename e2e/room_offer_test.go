@@ -10,6 +10,7 @@ import (
 // the CPU limit stops one), the presenter, who drives, is offered it; a follower, whose
 // controls take no input, sees the message and no offer.
 func TestRoomOfferPresenterOnly(t *testing.T) {
+	raceToo(t)
 	srv := mustOpenStopsServer(t)
 	pres := MustOpenTab(t)
 	hookTab(t, pres)

@@ -19,6 +19,7 @@ import (
 // TestRoomLostByItsStore: a follower's page in a room that Redis loses (restarted empty) says
 // the room has ended and lets its viewer explore alone, instead of sitting in a dead room.
 func TestRoomLostByItsStore(t *testing.T) {
+	raceToo(t)
 	browser(t)
 	rd := roomtest.MustStartRedisServer(t)
 	store, err := room.NewRedis(context.Background(), rd.URL, room.Limits{})

@@ -56,6 +56,7 @@ func sameCharts(t *testing.T, what string, a, b context.Context) {
 // follower cannot drive; detached, it explores alone without moving the room; rejoined, it
 // is back at the room's scenario. A tour step of the presenter reaches the follower too.
 func TestRoomPage(t *testing.T) {
+	raceToo(t)
 	srv := MustOpenServer(t)
 	pres := MustOpenTab(t)
 	hookTab(t, pres)
@@ -225,6 +226,7 @@ func TestRoomUnknownCode(t *testing.T) {
 // in a page: the page presents (its controls take input, its moves reach the room) and keeps
 // the key out of the address bar (in the tab's sessionStorage); a join link with a wrong key follows instead.
 func TestRoomPresenterLink(t *testing.T) {
+	raceToo(t)
 	srv := MustOpenServer(t)
 	res, err := http.Post(srv.URL+"/api/v1/rooms", "application/json", strings.NewReader(`{"url": "/backoff?clients=40&trials=10&sweep=off"}`))
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 // the deadline (its log says so when the grace runs out). How long the exit took is logged;
 // the test waits for it up to a bound on hangs, not on speed.
 func TestShutdownPastDrainDeadline(t *testing.T) {
+	raceToo(t)
 	const drain = 1 * time.Second
 	bin := buildBinary(t)
 	addr := freeAddr(t)

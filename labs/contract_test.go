@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/lab/labtest"
 	"github.com/resilience-playground/playground/labs"
@@ -38,9 +39,7 @@ func TestEveryLabKeepsTheContract(t *testing.T) {
 			if l.Cost != nil && len(l.CostParams) == 0 || l.Memory != nil && len(l.MemoryParams) == 0 {
 				t.Errorf("an estimate without the parameters that drive it: a refusal could name none")
 			}
-			if raceEnabled {
-				t.Skip("the view's runs are many and slow under the race detector: CI runs them without it")
-			}
+			heavy.Test(t)
 			labtest.CheckView(t, l, viewScenarios(t, l)...)
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/resilience-playground/playground/api"
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/labs"
 )
 
@@ -12,9 +13,7 @@ import (
 // canonical scenario (the registry checks that when it is built) that runs within the default
 // budget and gives results.
 func TestTours(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs every tour step")
-	}
+	heavy.Test(t) // every tour step: minutes under the race detector
 	reg := labs.Registry()
 	n := 0
 	for _, l := range reg.All() {

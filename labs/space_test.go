@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"testing"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/internal/loadtest"
 	"github.com/resilience-playground/playground/labs"
 )
@@ -21,13 +22,8 @@ const spaceBudget = 3e6
 // infinity in a chart or a summary, which once closed live streams with "internal error").
 // Scenarios over a small budget are skipped; the test counts what it ran.
 func TestEveryUpdateSendable(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs hundreds of scenarios")
-	}
-	combos := 150
-	if raceEnabled {
-		combos = 20
-	}
+	heavy.Test(t) // hundreds of scenarios
+	const combos = 150
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, l := range labs.Registry().All() {
 		t.Run(l.Name, func(t *testing.T) {

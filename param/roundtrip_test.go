@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/labs/backoff"
 	"github.com/resilience-playground/playground/param"
 )
@@ -242,6 +243,7 @@ func escape(r *rand.Rand, s string) string {
 // TestRoundTripRandom draws random valid scenarios from the declarations and checks that each
 // parses to the values drawn and survives the canonical round trip.
 func TestRoundTripRandom(t *testing.T) {
+	heavy.Test(t)
 	for name, s := range map[string]param.Set{"backoff": backoff.Params, "kinds": kinds} {
 		t.Run(name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(1, uint64(len(s))))

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/resilience-playground/playground/algorithms/subset"
+	"github.com/resilience-playground/playground/internal/heavy"
 )
 
 // TestDeterministicEven checks the promise for every combination of up to
@@ -14,6 +15,7 @@ import (
 // One Deterministic serves all client counts for a (backends, size), so the
 // test also covers going back to client 0.
 func TestDeterministicEven(t *testing.T) {
+	heavy.Test(t) // every subset size of up to 60 backends
 	const maxN, maxB = 60, 60
 	subsets := make([][]int, maxN)
 	for b := 1; b <= maxB; b++ {
@@ -49,6 +51,7 @@ func checkEven(t *testing.T, counts []int, n, b, k int) {
 
 // TestDeterministicEvenLarge samples larger combinations.
 func TestDeterministicEvenLarge(t *testing.T) {
+	heavy.Test(t)
 	rng := rand.New(rand.NewPCG(7, 7))
 	for range 150 {
 		b := 1 + rng.IntN(700)

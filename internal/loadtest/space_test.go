@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	heavytest "github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/labs"
 	"github.com/resilience-playground/playground/param"
 )
@@ -14,6 +15,7 @@ import (
 // parameter, its positions come from the declaration (a slider's span its whole range), and
 // every scenario viewers send — whatever gestures they make — is valid for the lab.
 func TestSpaceEveryLab(t *testing.T) {
+	heavytest.Test(t) // runs each lab's scenarios at every position
 	for _, l := range labs.Registry().All() {
 		t.Run(l.Name, func(t *testing.T) {
 			sp, err := newSpace(l.Name, l.Params, "", nil, 8, 5)

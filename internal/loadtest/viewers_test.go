@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	heavytest "github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/labs"
 )
 
@@ -64,6 +65,7 @@ func TestViewers(t *testing.T) {
 // its parameters, starting from a cheap scenario; changes are answered, with no error. (How
 // many runs finish within the window depends on the machine, so that is not asserted.)
 func TestViewersEveryLab(t *testing.T) {
+	heavytest.Test(t)
 	if testing.Short() {
 		t.Skip("runs every lab")
 	}

@@ -1,7 +1,12 @@
-// Package labtest provides a lab for testing the playground's shared layer — hub, API, streams,
-// shutdown — whose runs go exactly as far as the test lets them. Cancellation, draining,
-// sharing and busy servers are then tested deterministically, without relying on how long a
-// real simulation happens to take.
+// Package labtest holds what tests of labs and of the layer above them share. Gated is a lab
+// whose runs go exactly as far as the test lets them, so that the hub, the API, streams and
+// shutdown — cancellation, draining, sharing, busy servers — are tested deterministically,
+// without relying on how long a real simulation takes. The checks every lab's tests call hold
+// each lab to the contract: CheckView (its runs fill its view, with units and styles that
+// agree), CheckMemoKey and CheckOptions (caches keyed by the canonical URL, option tables),
+// CheckQuotes (every figure a tour states is measured by its scenario), the work and memory
+// estimates against real runs (CheckMemory, CheckMemoryCorners over a Grid of Admitted corners),
+// and progressive runs (CheckPreempted, CheckCoarseFirst).
 package labtest
 
 import (

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/resilience-playground/playground/internal/heavy"
 )
 
 // costSettings span the parameter space beside clients, strategies, trials and sweep: every
@@ -38,7 +40,7 @@ var costSettings = []string{
 func TestCostWithinTwice(t *testing.T) {
 	sizes := []int{1, 2, 7, 60, 250, 1000}
 	settings := costSettings
-	if raceEnabled || testing.Short() {
+	if heavy.Light() {
 		sizes = []int{1, 7, 60, 250}
 		settings = settings[:5]
 	}
@@ -55,7 +57,7 @@ func TestCostWithinTwice(t *testing.T) {
 		"strategies=full&clients=1000&latency_sd=0s&sweep=off&trials=3", // the blind spot of issue 18
 		"strategies=exponential&multiplier=1&base=100us&cap=1ms&clients=1000&trials=3&sweep=off&latency_mean=1s&latency_sd=1us",
 	)
-	if !raceEnabled && !testing.Short() {
+	if !heavy.Light() {
 		queries = append(queries, "strategies=none,full&trials=1&sweep=1:1000:10") // the longest sweep
 	}
 	var worst float64 = 1

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/lab/labtest"
 )
@@ -44,6 +45,7 @@ func strategies(tb testing.TB, r *lab.Result) map[string]StrategySummary {
 // TestPostClaims checks the claims of Brooker's "Exponential Backoff and Jitter" at N=100 with
 // 100 trials, the post's setting (base 5ms, cap 2s, network 10ms ± 2ms).
 func TestPostClaims(t *testing.T) {
+	heavy.Test(t)
 	if testing.Short() {
 		t.Skip("simulates 50,000 clients; skipped with -short")
 	}

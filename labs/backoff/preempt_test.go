@@ -3,6 +3,7 @@ package backoff
 import (
 	"testing"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/lab/labtest"
 )
@@ -18,6 +19,7 @@ func TestPreempted(t *testing.T) {
 
 // TestCoarseFirst: the first coarse picture has every series, small multiples included.
 func TestCoarseFirst(t *testing.T) {
+	heavy.Test(t)
 	for _, q := range []string{"", "clients=500"} {
 		labtest.CheckCoarseFirst(t, newRunner().lab(), q)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 )
 
@@ -32,6 +33,7 @@ var oneShot = map[string]string{
 // memo and with the memo holding some of the points (a run that mixes memoised and simulated
 // points).
 func TestProgressiveEqualsOneShot(t *testing.T) {
+	heavy.Test(t)
 	for name, q := range oneShot {
 		t.Run(name, func(t *testing.T) {
 			want, err := os.ReadFile("testdata/oneshot/" + name + ".golden.json")

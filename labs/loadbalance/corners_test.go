@@ -3,6 +3,7 @@ package loadbalance
 import (
 	"testing"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/lab/labtest"
 )
@@ -20,8 +21,6 @@ var memoryCorners = labtest.Grid(
 // TestMemoryCorners: the memory estimate is within 2× of the heap runs really hold at their
 // peak over memoryCorners (labtest.CheckMemoryCorners), as the work estimate is of the work.
 func TestMemoryCorners(t *testing.T) {
-	if raceEnabled || testing.Short() {
-		t.Skip("measures the heap of large runs; not under -race or -short")
-	}
+	heavy.Test(t)
 	labtest.CheckMemoryCorners(t, func() *lab.Lab { return newRunner().lab() }, 200_000_000, memoryCorners...)
 }

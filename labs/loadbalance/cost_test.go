@@ -3,6 +3,8 @@ package loadbalance
 import (
 	"math"
 	"testing"
+
+	"github.com/resilience-playground/playground/internal/heavy"
 )
 
 // costScenarios span the parameter space: every slider's extremes and the combinations that
@@ -41,7 +43,7 @@ var costScenarios = []string{
 // go: World.Work, subsetsWork, compareWork): within 2× either way across the parameter space.
 func TestCostWithinTwice(t *testing.T) {
 	scenarios := costScenarios
-	if raceEnabled || testing.Short() {
+	if heavy.Light() {
 		scenarios = scenarios[:4]
 	}
 	worst := 1.0

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/lab/labtest"
 	"github.com/resilience-playground/playground/param"
@@ -341,6 +342,7 @@ func mustParse(tb testing.TB, q string) scenario {
 // when a bucket of the event wheel meets more events than it ever held, a few times per
 // simulated second against thousands of requests.
 func TestSteadyStateDoesNotAllocate(t *testing.T) {
+	heavy.Test(t)
 	for _, policy := range policyNames {
 		s := mustParse(t, "duration=2m&subsetting=deterministic&policy="+policy)
 		starts, conns := subsets(s.Subsetting, s.Seed, s.Clients, s.Backends, s.Subset)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 )
 
@@ -94,6 +95,7 @@ func TestLatencyClosedForm(t *testing.T) {
 // lies where its latency distribution crosses 50% and 99% (the table and the chart agree), the
 // distributions end at 100%, and some of every policy's latency is queueing (70% load).
 func TestLatencyDefault(t *testing.T) {
+	heavy.Test(t)
 	r := mustRun(t, "")
 	for name, ps := range policies(t, r) {
 		cdf := seriesNamed(t, r, "latency "+name)

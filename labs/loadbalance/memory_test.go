@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/lab/labtest"
 	"github.com/resilience-playground/playground/param"
@@ -41,9 +42,7 @@ func TestMemoryRefused(t *testing.T) {
 // TestMemory compares the memory estimate with the heap runs really hold at their peak, for
 // scenarios near the bound: the estimate must not be below it (with a margin, labtest.CheckMemory).
 func TestMemory(t *testing.T) {
-	if raceEnabled || testing.Short() {
-		t.Skip("measures the heap of large runs; not under -race or -short")
-	}
+	heavy.Test(t)
 	labtest.CheckMemory(t, func() *lab.Lab { return newRunner().lab() },
 		"clients=3000&backends=3000&subset=100&rate=0.1&duration=1s&policy=round_robin,least_loaded,weighted,random,p2c",
 		"clients=1000&backends=1000&subset=1000&rate=0.1&duration=1s&policy=round_robin",

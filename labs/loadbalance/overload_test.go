@@ -3,12 +3,15 @@ package loadbalance
 import (
 	"strings"
 	"testing"
+
+	"github.com/resilience-playground/playground/internal/heavy"
 )
 
 // TestOverload: the lab says when a scenario is overloaded, and the runs bear it out: at 150%
 // of capacity every policy fails requests; at the default (about 50%) none does, and the
 // summary says it is within capacity.
 func TestOverload(t *testing.T) {
+	heavy.Test(t)
 	for _, c := range []struct {
 		q          string
 		pct        float64

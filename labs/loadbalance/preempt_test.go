@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/lab/labtest"
 )
@@ -28,8 +29,9 @@ func TestPreempted(t *testing.T) {
 
 // TestCoarseFirst: the first coarse picture has every series.
 func TestCoarseFirst(t *testing.T) {
+	heavy.Test(t)
 	queries := []string{"", "clients=901&backends=901&subset=301&rate=0.8&duration=20s"}
-	if raceEnabled || testing.Short() {
+	if heavy.Light() {
 		queries = queries[:1] // the heavy one takes minutes under the race detector
 	}
 	for _, q := range queries {
@@ -43,6 +45,7 @@ func TestCoarseFirst(t *testing.T) {
 // which no client had sent a request to more than its first ten backends: the same numbers
 // at every size from 20 up.
 func TestFirstPictureShowsTheSubset(t *testing.T) {
+	heavy.Test(t)
 	l := newRunner().lab()
 	first := func(q string) string {
 		v, err := l.Parse(q)
@@ -88,6 +91,7 @@ func TestFirstPictureShowsTheSubset(t *testing.T) {
 // late. Whether the picture is due is decided here by firstBy, not by the machine: 1 ns
 // (always due) against an hour (never).
 func TestFirstPictureCut(t *testing.T) {
+	heavy.Test(t)
 	firstDone := func(q string, firstBy time.Duration) int64 {
 		t.Helper()
 		r := newRunner()
@@ -110,18 +114,18 @@ func TestFirstPictureCut(t *testing.T) {
 		}
 		return done
 	}
-	heavy := "clients=901&backends=901&subset=301&rate=0.8&duration=3m1s"
-	if raceEnabled || testing.Short() {
-		heavy = "clients=301&backends=301&subset=300&rate=0.8&duration=3m1s"
+	big := "clients=901&backends=901&subset=301&rate=0.8&duration=3m1s"
+	if heavy.Light() {
+		big = "clients=301&backends=301&subset=300&rate=0.8&duration=3m1s"
 	}
-	s := mustParse(t, heavy)
+	s := mustParse(t, big)
 	samples := scenarioSamples(s)
 	first, least := firstStep(s, samples, stepOf(s, chunkWork))
 	if !(least < first && first < samples) {
-		t.Fatalf("%s: first step %d of %d, at least %d: want one that may be cut", heavy, first, samples, least)
+		t.Fatalf("%s: first step %d of %d, at least %d: want one that may be cut", big, first, samples, least)
 	}
-	if cut, whole := firstDone(heavy, time.Nanosecond), firstDone(heavy, time.Hour); !(cut < whole && whole == int64(first)) {
-		t.Errorf("%s: first picture at %d s when due at once, %d s when never due; want fewer than %d", heavy, cut, whole, first)
+	if cut, whole := firstDone(big, time.Nanosecond), firstDone(big, time.Hour); !(cut < whole && whole == int64(first)) {
+		t.Errorf("%s: first picture at %d s when due at once, %d s when never due; want fewer than %d", big, cut, whole, first)
 	}
 	for _, n := range []int{20, 80, 150} {
 		q := fmt.Sprintf("subset=%d", n)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/lab/labtest"
 )
@@ -89,5 +90,6 @@ var quotes = []labtest.Quote{
 // TestQuotes holds every figure the lab's texts quote to what its scenario measures, and every
 // figure of every tour step to a quote.
 func TestQuotes(t *testing.T) {
+	heavy.Test(t)
 	labtest.CheckQuotes(t, Lab(), append(append(quotes, sweepQuotes...), answerQuotes...))
 }

@@ -111,75 +111,122 @@ const chunkWork = 60_000
 // intervals and the numbers so far every flushEvery; the last update holds the final numbers.
 func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update)) error {
 	began := time.Now()
-	s := scenarioOf(v)
-	starts, conns, err := subsetsPaced(ctx, s.Subsetting, s)
+	run := &lbRun{r: r, v: v, s: scenarioOf(v)}
+	if err := run.subsets(ctx, emit); err != nil {
+		return err
+	}
+	// The comparison of the subsettings (the other algorithms' subsets, everyone's churn) is
+	// no part of the charts: it is computed beside the simulation once the first picture is
+	// out, in paced pieces, and sent when ready, so that the first picture of every chart
+	// need not wait for it nor share the CPUs with it. (After the simulation when both would
+	// not fit in memory at once.)
+	var cancel context.CancelFunc
+	run.cctx, cancel = context.WithCancel(ctx)
+	setup, compare, sims := memoryParts(run.s)
+	run.beside = setup+compare+sims <= lab.MaxRunMemory
+	defer func() {
+		cancel()
+		if run.cmp != nil {
+			run.cmp.wait()
+		}
+	}()
+	if err := run.worlds(ctx, emit); err != nil {
+		return err
+	}
+	if len(run.sims) == 0 { // every policy and sweep point from the memo
+		u := r.progress(run.s, run.env, run.pols, run.counts, 0, run.samples, true)
+		run.sw.add(&u, true)
+		run.ls.add(&u, true)
+		u.Refine = &lab.Refinement{Done: int64(run.s.Duration / time.Second), Total: int64(run.s.Duration / time.Second), Unit: "s"}
+		run.tr.Emit(u)
+		return run.sendComparison(true)
+	}
+	return run.tr.Stage("simulating", func() error { return run.simulate(ctx, began) })
+}
+
+// lbRun is one run of the lab, stage by stage: the subsets and their first picture
+// (subsets), the worlds to simulate (worlds), their simulation side by side (simulate), and
+// the comparison of the subsettings beside them (sendComparison).
+type lbRun struct {
+	r *runner
+	v param.Values
+	s scenario
+
+	starts, conns []int32 // the subsets: each client's first backend, its connections
+	counts        []int   // connections per backend
+	sw            *sweepRun
+	ls            *loadSweepRun
+	env           *environment
+	pols          []policyRun
+	sims          []*world // the worlds to simulate: policies not memoised, sweep points
+	samples       int
+	tr            *lab.Tracker
+
+	cctx   context.Context // the comparison's, cancelled when the run ends
+	cmp    *comparison
+	beside bool // the comparison runs beside the simulation (else after it)
+}
+
+// subsets computes the subsets and sends their picture: summary.connections, the load, the
+// connections histogram, for small sizes the subsets and rounds, and the connection sweep.
+func (run *lbRun) subsets(ctx context.Context, emit func(lab.Update)) error {
+	r, s := run.r, run.s
+	var err error
+	run.starts, run.conns, err = subsetsPaced(ctx, s.Subsetting, s)
 	if err != nil {
 		return err
 	}
-	counts := connections(s.Backends, conns)
+	run.counts = connections(s.Backends, run.conns)
 	r.work.Add(subsetsWork(s.Subsetting, s))
 	u := lab.Update{
-		Summary: map[string]any{"connections": connStats(counts), "load_pct": loadPct(s), "load": []loadRow{loadOf(s)}, "overloaded": loadOf(s).Overloaded},
-		Series:  []lab.Series{connectionsHistogram(s, counts)},
+		Summary: map[string]any{"connections": connStats(run.counts), "load_pct": loadPct(s), "load": []loadRow{loadOf(s)}, "overloaded": loadOf(s).Overloaded},
+		Series:  []lab.Series{connectionsHistogram(s, run.counts)},
 	}
-	if rows, rounds := smallTables(s, starts, conns); rows != nil {
+	if rows, rounds := smallTables(s, run.starts, run.conns); rows != nil {
 		u.Summary["subsets"] = rows
 		if rounds != nil {
 			u.Summary["rounds"] = rounds
 		}
 	}
 	emit(u)
-	sw, err := r.newSweep(ctx, v, s)
-	if err != nil {
+	if run.sw, err = r.newSweep(ctx, run.v, s); err != nil {
 		return err
 	}
-	emit(lab.Update{Series: sw.connSeries()})
-	// The comparison of the subsettings (the other algorithms' subsets, everyone's churn) is
-	// no part of the charts: it is computed beside the simulation once the first picture is
-	// out, in paced pieces, and sent when ready, so that the first picture of every chart
-	// need not wait for it nor share the CPUs with it. (After the simulation when both would
-	// not fit in memory at once.)
-	cctx, cancel := context.WithCancel(ctx)
-	var cmp *comparison
-	setup, compare, sims := memoryParts(s)
-	beside := setup+compare+sims <= lab.MaxRunMemory
-	defer func() {
-		cancel()
-		if cmp != nil {
-			cmp.wait()
-		}
-	}()
+	emit(lab.Update{Series: run.sw.connSeries()})
+	return nil
+}
 
-	var env *environment
-	if err := engine.Pace(ctx, func() error { env = s.env(starts, conns); return nil }); err != nil {
+// worlds sets up the traffic's environment and the worlds to simulate: the policies the memo
+// does not hold (it holds final numbers) and the sweeps' points, in the order the workers take
+// them; and the tracker of their progress.
+func (run *lbRun) worlds(ctx context.Context, emit func(lab.Update)) error {
+	r, s, v := run.r, run.s, run.v
+	if err := engine.Pace(ctx, func() error { run.env = s.env(run.starts, run.conns); return nil }); err != nil {
 		return err
 	}
-	// Policies the memo holds are final at once; the others are simulated side by side.
-	pols := make([]policyRun, len(s.Policies))
-	var worlds []*world
+	run.pols = make([]policyRun, len(s.Policies))
 	for i, p := range s.Policies {
-		pols[i].key = memoKey(v, p)
-		if o, ok := r.memo.Get(pols[i].key); ok {
-			pols[i].memo = &o
+		run.pols[i].key = memoKey(v, p)
+		if o, ok := r.memo.Get(run.pols[i].key); ok {
+			run.pols[i].memo = &o
 			continue
 		}
-		pols[i].world = newWorld(config{Policy: p, CountErrors: s.CountErrors, Env: env}) // set up by its first step
-		worlds = append(worlds, pols[i].world)
+		run.pols[i].world = newWorld(config{Policy: p, CountErrors: s.CountErrors, Env: run.env}) // set up by its first step
+		run.sims = append(run.sims, run.pols[i].world)
 	}
-	sweepWorlds := sw.start(pols[0])
-	var ls *loadSweepRun
+	sweepWorlds := run.sw.start(run.pols[0])
 	if err := engine.Pace(ctx, func() error {
 		var lw []*world
-		ls, lw = r.newLoadSweep(v, s, starts, conns, pols)
+		run.ls, lw = r.newLoadSweep(v, s, run.starts, run.conns, run.pols)
 		sweepWorlds = append(sweepWorlds, lw...)
 		return nil
 	}); err != nil {
 		return err
 	}
-	worlds = append(worlds, sweepWorlds...)
+	run.sims = append(run.sims, sweepWorlds...)
 	// The workers take the worlds in order: those whose pickers read the whole subset first,
 	// since a step of theirs takes longest and the first picture waits for the last.
-	slices.SortStableFunc(worlds, func(a, b *world) int {
+	slices.SortStableFunc(run.sims, func(a, b *world) int {
 		switch sa, sb := scans(a.cfg.Policy), scans(b.cfg.Policy); {
 		case sa && !sb:
 			return -1
@@ -188,42 +235,44 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 		}
 		return 0
 	})
-	samples := env.Samples()
-	tr := lab.NewTracker(emit, int64(samples*(len(s.Policies)+len(sweepWorlds))))
-	tr.Add(int64(samples * (len(s.Policies) + len(sweepWorlds) - len(worlds))))
-	sendComparison := func(block bool) error {
-		if cmp == nil && !block {
-			return nil
-		}
-		if cmp == nil {
-			// The simulations are done: their memory is free for the comparison.
-			for i := range pols {
-				pols[i].world = nil
-			}
-			clear(worlds)
-			cmp = r.startComparison(cctx, v, s, counts)
-		}
-		rows, err, ok := cmp.take(block)
-		if ok && err == nil {
-			tr.Emit(lab.Update{Summary: map[string]any{"subsettings": rows}})
-		}
-		return err
+	run.samples = run.env.Samples()
+	all := run.samples * (len(s.Policies) + len(sweepWorlds))
+	run.tr = lab.NewTracker(emit, int64(all))
+	run.tr.Add(int64(all - run.samples*len(run.sims)))
+	return nil
+}
+
+// sendComparison sends the comparison of the subsettings when it is ready; with block, it
+// waits for it, first starting it if it has not started (the simulations are done: their
+// memory is free for it).
+func (run *lbRun) sendComparison(block bool) error {
+	if run.cmp == nil && !block {
+		return nil
 	}
-	if len(worlds) == 0 {
-		u := r.progress(s, env, pols, counts, 0, samples, true)
-		sw.add(&u, true)
-		ls.add(&u, true)
-		u.Refine = &lab.Refinement{Done: int64(s.Duration / time.Second), Total: int64(s.Duration / time.Second), Unit: "s"}
-		tr.Emit(u)
-		return sendComparison(true)
+	if run.cmp == nil {
+		for i := range run.pols {
+			run.pols[i].world = nil
+		}
+		clear(run.sims)
+		run.cmp = run.r.startComparison(run.cctx, run.v, run.s, run.counts)
 	}
+	rows, err, ok := run.cmp.take(block)
+	if ok && err == nil {
+		run.tr.Emit(lab.Update{Summary: map[string]any{"subsettings": rows}})
+	}
+	return err
+}
+
+// simulate advances the worlds side by side, step by step, and sends what they add every
+// flushEvery: the first picture (the first sampling intervals, simulated in eighths when it
+// may be cut to fewer once it is due, firstPictureBy after the run began), then the rest.
+func (run *lbRun) simulate(ctx context.Context, began time.Time) error {
+	r, s, worlds, samples := run.r, run.s, run.sims, run.samples
 	chunk := r.chunk
 	if chunk == 0 {
 		chunk = chunkWork
 	}
 	step := stepOf(s, chunk)
-	// The first picture: first sampling intervals, simulated in eighths when it may be cut to
-	// fewer (least) once it is due.
 	first, least := firstStep(s, samples, step)
 	sub := first
 	if least < first {
@@ -233,48 +282,46 @@ func (r *runner) Run(ctx context.Context, v param.Values, emit func(lab.Update))
 	if r.firstBy != 0 {
 		due = began.Add(r.firstBy)
 	}
-	return tr.Stage("simulating", func() error {
-		sent := 0 // samples sent
-		flushed := time.Time{}
-		for k := 0; k < samples; {
-			next := min(samples, k+step)
-			if flushed.IsZero() {
-				next = min(first, k+sub)
-			}
-			err := engine.Trials(ctx, len(worlds), runtime.GOMAXPROCS(0), func() func(int) error {
-				return func(i int) error {
-					before := worlds[i].Work()
-					err := worlds[i].Advance(ctx, next)
-					r.work.Add(worlds[i].Work() - before)
-					return err
-				}
-			})
-			if err != nil {
+	sent := 0 // samples sent
+	flushed := time.Time{}
+	for k := 0; k < samples; {
+		next := min(samples, k+step)
+		if flushed.IsZero() {
+			next = min(first, k+sub)
+		}
+		err := engine.Trials(ctx, len(worlds), runtime.GOMAXPROCS(0), func() func(int) error {
+			return func(i int) error {
+				before := worlds[i].Work()
+				err := worlds[i].Advance(ctx, next)
+				r.work.Add(worlds[i].Work() - before)
 				return err
 			}
-			tr.Add(int64((next - k) * len(worlds)))
-			k = next
-			if flushed.IsZero() && k < first && (k < least || time.Now().Before(due)) {
-				continue // the first picture is not due
-			}
-			final := k == samples
-			if final || time.Since(flushed) >= flushEvery {
-				u := r.progress(s, env, pols, counts, sent, k, final)
-				sw.add(&u, final)
-				ls.add(&u, final)
-				u.Refine = &lab.Refinement{Done: int64(env.SampleEnd(k-1) / time.Second), Total: int64(s.Duration / time.Second), Unit: "s"}
-				tr.Emit(u)
-				sent, flushed = k, time.Now()
-				if beside && cmp == nil && !final {
-					cmp = r.startComparison(cctx, v, s, counts)
-				}
-			}
-			if err := sendComparison(final); err != nil {
-				return err
+		})
+		if err != nil {
+			return err
+		}
+		run.tr.Add(int64((next - k) * len(worlds)))
+		k = next
+		if flushed.IsZero() && k < first && (k < least || time.Now().Before(due)) {
+			continue // the first picture is not due
+		}
+		final := k == samples
+		if final || time.Since(flushed) >= flushEvery {
+			u := r.progress(s, run.env, run.pols, run.counts, sent, k, final)
+			run.sw.add(&u, final)
+			run.ls.add(&u, final)
+			u.Refine = &lab.Refinement{Done: int64(run.env.SampleEnd(k-1) / time.Second), Total: int64(s.Duration / time.Second), Unit: "s"}
+			run.tr.Emit(u)
+			sent, flushed = k, time.Now()
+			if run.beside && run.cmp == nil && !final {
+				run.cmp = r.startComparison(run.cctx, run.v, s, run.counts)
 			}
 		}
-		return nil
-	})
+		if err := run.sendComparison(final); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // stepOf is how many sampling intervals a run simulates between two looks at the clock:

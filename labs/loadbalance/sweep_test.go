@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/resilience-playground/playground/internal/heavy"
 )
 
 // binomialSpread is the relative spread (standard deviation over mean) of connections per
@@ -21,6 +23,7 @@ func binomialSpread(clients, backends, subset int) float64 {
 // falls with the size; deterministic subsetting's is flat, every backend within one
 // connection of the mean.
 func TestSweepFollowsBinomial(t *testing.T) {
+	heavy.Test(t)
 	const q = "sweep=10:290:40&duration=2s&policy=round_robin"
 	r := mustRunOn(t, Lab(), q)
 	sweep, ok := r.Summary["subset_sweep"].(map[string][]sweepPoint)

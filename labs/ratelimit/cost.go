@@ -290,21 +290,31 @@ func Memory(v param.Values) int64 {
 		case "racy", "incr":
 			pending, events = inFlight/2, inFlight
 		}
-		w := admissions(8, admitted) + queue(9+24, min(perSlice, chunkArrivals)+pending) + 20<<10 + 48*float64(t.instances)
+		// A state: the sliding window's counts (260 bytes) or a few words; each instance keeps
+		// one, and under asynchronous propagation each admission in flight carries one.
+		state := 0.0
+		if name == "subwindows" || name == "sliding_window" {
+			state = 272
+		}
+		w := admissions(8, admitted) + queue(9+24, min(perSlice, chunkArrivals)+pending) + 20<<10 + (48+state)*float64(t.instances)
 		log := name == "sliding_log"
 		if log {
 			entries := min(float64(t.limit), admitted)
+			grow := 3.0 // a ring's capacity, up to twice its entries, and the copy it grows from
 			switch t.store {
 			case "async":
+				// Every instance's copy: rings that grow one at a time, so the copies they
+				// grow from are not all held at once.
 				entries *= float64(t.instances)
+				grow = 2
 			case "local":
 				entries = min(float64(t.instances)*float64(t.limit), admitted)
 			}
-			w += 3 * 8 * entries
+			w += grow * 8 * entries
 		}
 		switch t.store {
 		case "async":
-			size := 32.0
+			size := 32 + state
 			if log {
 				size = 64 // and the log of one entry each carries, while in flight
 			}
@@ -312,17 +322,17 @@ func Memory(v param.Values) int64 {
 		case "racy", "cas", "incr":
 			// An event (48 bytes, in a heap that grows by half), and the state a write carries:
 			// a sliding window's counts, a log's header (its times shared with the store's).
-			state := 40.0
+			carried := 40.0
 			switch {
 			case name == "subwindows" || name == "sliding_window":
-				state = 272
+				carried = 272
 			case log:
 				// A write carries a copy of the log its read found: the store's log grows by
 				// about one admission a round trip that lands (the others' are lost, or fail
 				// their swap), so it holds at most the window's round trips.
-				state += 8 * min(float64(t.limit), admitted, float64(t.window)/float64(max(t.latency, 1))+1)
+				carried += 8 * min(float64(t.limit), admitted, float64(t.window)/float64(max(t.latency, 1))+1)
 			}
-			w += 1.5 * (48 + state) * events
+			w += 1.5 * (48 + carried) * events
 		}
 		total += w
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/resilience-playground/playground/internal/heavy"
 )
 
 // costScenarios span the parameter space: event rates from a few per second to a hundred
@@ -62,7 +64,7 @@ var costScenarios = []string{
 func TestCostWithinTwice(t *testing.T) {
 	worst := 1.0
 	scenarios := costScenarios
-	if raceEnabled || testing.Short() {
+	if heavy.Light() {
 		scenarios = scenarios[:2]
 	}
 	for _, q := range scenarios {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/resilience-playground/playground/algorithms/ratelimit"
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/lab/labtest"
 )
@@ -245,6 +246,7 @@ func TestGolden(t *testing.T) {
 // are admissions; the sliding log behind an atomic store with true clocks is exact; every
 // series ends complete.
 func TestInvariants(t *testing.T) {
+	heavy.Test(t)
 	rng := rand.New(rand.NewPCG(7, 7))
 	pick := func(options []string) string { return options[rng.IntN(len(options))] }
 	for i := range 60 {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/param"
 )
@@ -51,9 +52,7 @@ func mustParse(tb testing.TB, query string) param.Values {
 // exactly full copy gives 1. Without the (I−1)/I factor the same points do not fit one line:
 // the slope at I = 2 would be about half that at I = 8.
 func TestAsyncOverAdmission(t *testing.T) {
-	if raceEnabled {
-		t.Skip("simulates 15 minutes of traffic 21 times; the fit is the same without -race")
-	}
+	heavy.Test(t)
 	type point struct{ x, excess float64 }
 	var withShare, without []point
 	for _, inst := range []int{2, 4, 8} {
@@ -102,6 +101,7 @@ func TestAsyncOverAdmission(t *testing.T) {
 // reaches at least 95% of it (a waiting request reads a moment after the last swap lands, not
 // at once: measured 97–100%). summary.cas_ceiling says so at the chosen latency.
 func TestCASCeiling(t *testing.T) {
+	heavy.Test(t)
 	const q = "algorithms=sliding_log&limit=100&load=2&duration=1m&instances=4&store=cas&store_latency=20ms&latency_sweep=0:100:10"
 	xs, at, r := latencySweep(t, q, "cas")
 	s := scenarioOf(mustParse(t, q))
@@ -142,6 +142,7 @@ func TestCASCeiling(t *testing.T) {
 // store is the scenario's own result for its first algorithm, to the request: one model, not
 // two; also when the chosen latency is off the sweep's grid, which then adds it.
 func TestLatencySweepIsTheScenario(t *testing.T) {
+	heavy.Test(t)
 	for _, q := range []string{
 		"algorithms=sliding_log,token_bucket&limit=100&load=3&duration=1m&instances=4&store=async&store_latency=30ms&latency_sweep=0:100:10",
 		"algorithms=fixed_window&limit=100&load=2&duration=1m&instances=4&store=cas&store_latency=7.5ms&latency_sweep=0:50:10",

@@ -3,6 +3,7 @@ package ratelimit
 import (
 	"testing"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/lab/labtest"
 )
@@ -37,8 +38,6 @@ var memoryCorners = append(labtest.Grid(
 // peak over memoryCorners (labtest.CheckMemoryCorners), as the work estimate is of the work
 // (TestCostWithinTwice).
 func TestMemoryCorners(t *testing.T) {
-	if raceEnabled || testing.Short() {
-		t.Skip("measures the heap of large runs; not under -race or -short")
-	}
+	heavy.Test(t)
 	labtest.CheckMemoryCorners(t, func() *lab.Lab { return newRunner(defaultSlices).lab() }, testBudget, memoryCorners...)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/lab/labtest"
 )
@@ -20,6 +21,7 @@ func TestPreempted(t *testing.T) {
 
 // TestCoarseFirst: the first coarse picture has every series.
 func TestCoarseFirst(t *testing.T) {
+	heavy.Test(t)
 	for _, q := range []string{"", "duration=10m&limit=1000&load=2"} {
 		labtest.CheckCoarseFirst(t, newRunner(defaultSlices).lab(), q)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 )
 
@@ -31,6 +32,7 @@ var progressive = map[string]string{
 // time appended one after another — equals a one-shot run's result byte for byte, whatever
 // the number of slices and GOMAXPROCS.
 func TestProgressiveEqualsOneShot(t *testing.T) {
+	heavy.Test(t)
 	for name, q := range progressive {
 		t.Run(name, func(t *testing.T) {
 			want := marshal(t, mustRunOn(t, newRunner(1).lab(), q))
@@ -51,6 +53,7 @@ func TestProgressiveEqualsOneShot(t *testing.T) {
 // neighbouring scenario ran them) and simulates the others, or replays them all, ends in the
 // one-shot result byte for byte.
 func TestMemoEqualsOneShot(t *testing.T) {
+	heavy.Test(t)
 	for name, q := range progressive {
 		t.Run(name, func(t *testing.T) {
 			want := marshal(t, mustRunOn(t, newRunner(1).lab(), q))
@@ -78,6 +81,7 @@ func TestMemoEqualsOneShot(t *testing.T) {
 // TestFirstFrame: the first refinement already carries every chart and every algorithm's
 // summary; refinements count simulated milliseconds up to the duration; series only append.
 func TestFirstFrame(t *testing.T) {
+	heavy.Test(t)
 	l := Lab()
 	v, err := Params.ParseQuery("duration=20s&sweep=1:31:10&latency_sweep=0:20:10")
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/lab/labtest"
 	"github.com/resilience-playground/playground/param"
@@ -24,6 +25,7 @@ var refusals = []string{
 // lab.FitEstimates for each cost parameter, however far over the budget; the pilot simulations they run are
 // bounded (pilotWork), so a refusal costs milliseconds.
 func TestRefusalEstimates(t *testing.T) {
+	heavy.Test(t)
 	for _, q := range refusals {
 		r := newRunner(defaultSlices)
 		l := r.lab()

@@ -3,6 +3,7 @@ package retrystorm
 import (
 	"testing"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab/labtest"
 )
 
@@ -40,8 +41,9 @@ var costScenarios = []struct {
 // go, one unit per event): never below half of it anywhere, and within 2× either way where a
 // storm happens or none can.
 func TestCostBoundsWork(t *testing.T) {
+	heavy.Test(t)
 	scenarios := costScenarios
-	if raceEnabled || testing.Short() {
+	if heavy.Light() {
 		scenarios = scenarios[:3]
 	}
 	for _, c := range scenarios {

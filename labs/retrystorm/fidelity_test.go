@@ -5,6 +5,8 @@ import (
 	"math"
 	"net/url"
 	"testing"
+
+	"github.com/resilience-playground/playground/internal/heavy"
 )
 
 // with returns query base with the parameters of the query over set (replacing base's).
@@ -54,6 +56,7 @@ func theoryOf(x float64, n, requests int) (amp, ampSD, succ, succSD float64) {
 // x = 1 exactly N + 1 calls and no success. At x = 0.5 and N = 3: 1.875 calls and 93.75%
 // (Brooker's simulator: 1.88× and 93.5%).
 func TestIndependentFailures(t *testing.T) {
+	heavy.Test(t)
 	for _, n := range []int{0, 1, 3, 5, 10} {
 		for _, x := range []float64{0.1, 0.5, 0.9, 1} {
 			q := with(brooker, fmt.Sprintf("policies=retries&retries=%d&failure=%g", n, x))
@@ -133,6 +136,7 @@ func TestGRPCStopsAtHalf(t *testing.T) {
 // outage: the calls, retries included, stay above it to the end (metastable), while no
 // retries, a retry budget and Brooker's bucket recover within seconds.
 func TestMetastable(t *testing.T) {
+	heavy.Test(t)
 	ps := policies(t, mustRun(t, allPolicies))
 	if p := ps["retries"]; p.State != "metastable" || p.RecoveryS != nil || p.EndLoadPct < 200 {
 		t.Errorf("N retries: %s (%s), %.0f%% of capacity at the end; want metastable, over 200%%", p.State, p.Verdict, p.EndLoadPct)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/lab/labtest"
 )
@@ -75,6 +76,7 @@ func TestGolden(t *testing.T) {
 // its first ramps), its result is the one-shot result, byte for byte; and a run replayed from
 // the memo gives it too.
 func TestSlicesEqualOneShot(t *testing.T) {
+	heavy.Test(t)
 	for _, q := range []string{
 		"duration=20s&" + allPolicies + "&sweep=0:100:50",
 		"duration=20s&trigger=spike&layers=2&policies=retries,budget,throttle&client_sweep=5:10:5",

@@ -3,6 +3,7 @@ package retrystorm
 import (
 	"testing"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab/labtest"
 )
 
@@ -16,9 +17,7 @@ import (
 // magnitude: the long sleeps and the sweep below. And Brooker's model, whose calls in service
 // each have an event, is counted at three times what they hold, as the arrays grow.)
 func TestMemory(t *testing.T) {
-	if raceEnabled || testing.Short() {
-		t.Skip("measures the heap of large runs; not under -race or -short")
-	}
+	heavy.Test(t)
 	for _, c := range []struct {
 		q     string
 		tight bool

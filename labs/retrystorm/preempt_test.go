@@ -3,6 +3,7 @@ package retrystorm
 import (
 	"testing"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/lab/labtest"
 	"github.com/resilience-playground/playground/param"
@@ -11,6 +12,7 @@ import (
 // TestPreempted: a run cancelled in any slice — setting its worlds up, simulating — stops
 // within a piece of paced work.
 func TestPreempted(t *testing.T) {
+	heavy.Test(t)
 	for _, q := range []string{"", "policies=retries,budget&sweep=0:100:50&duration=20s"} {
 		labtest.CheckPreempted(t, q, 12, 0.15, func() (*lab.Lab, func() int64) {
 			r := newRunner()
@@ -21,6 +23,7 @@ func TestPreempted(t *testing.T) {
 
 // TestCoarseFirst: the first coarse picture has every series, the sweeps' included.
 func TestCoarseFirst(t *testing.T) {
+	heavy.Test(t)
 	for _, q := range []string{"", allPolicies + "&sweep=0:100:50&client_sweep=10:100:90&duration=20s"} {
 		labtest.CheckCoarseFirst(t, newRunner().lab(), q)
 	}

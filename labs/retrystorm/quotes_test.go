@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/lab/labtest"
 )
@@ -214,6 +215,7 @@ func quotes(tb testing.TB) []labtest.Quote {
 
 // TestQuotes holds every figure the lab's texts state to its measurement.
 func TestQuotes(t *testing.T) {
+	heavy.Test(t)
 	if testing.Short() {
 		t.Skip("runs every tour step")
 	}

@@ -2,7 +2,6 @@ package templates
 
 import (
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/resilience-playground/playground/lab"
@@ -83,22 +82,7 @@ func valueText(c Control) string {
 		if err != nil {
 			return c.Value
 		}
-		ms := float64(d) / float64(time.Millisecond)
-		switch {
-		case ms == 0:
-			return "0 s"
-		case ms < 1:
-			return sig3(ms*1000) + " µs"
-		case ms < 1000:
-			return sig3(ms) + " ms"
-		case ms < 60000:
-			return sig3(ms/1000) + " s"
-		case ms < 3600000:
-			return sig3(ms/60000) + " min"
-		case ms < 2*86400000:
-			return sig3(ms/3600000) + " h"
-		}
-		return sig3(ms/86400000) + " d"
+		return durationText(float64(d) / float64(time.Millisecond))
 	case param.Int, param.Float:
 		if c.Unit != "" {
 			return c.Value + " " + c.Unit
@@ -106,8 +90,6 @@ func valueText(c Control) string {
 	}
 	return c.Value
 }
-
-func sig3(x float64) string { return strconv.FormatFloat(x, 'g', 3, 64) }
 
 // pageValues returns the page's scenario in URL form, by parameter name.
 func pageValues(p Page) map[string]string {

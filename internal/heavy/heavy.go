@@ -1,0 +1,25 @@
+// Package heavy sorts the tests whose work is a simulation's CPU from the rest, so that CI runs
+// each where it finds something. .ci/run runs the suite twice: plainly, where every test runs,
+// and with the race detector, which slows simulations some tenfold and finds races only where
+// goroutines share memory — the server, the hub, the rooms, a run's cancellation. A heavy test
+// (a sweep over every slider end, a lab's memory corners, every step of every tour) exercises
+// no goroutine its lighter neighbours do not, so under -race it is skipped (Test) or cut to a
+// few cases (Light); under -short too.
+package heavy
+
+import "testing"
+
+// Race reports whether the race detector is built into the test binary.
+const Race = race
+
+// Light reports whether tests should run a light share of their cases: under the race
+// detector or -short.
+func Light() bool { return Race || testing.Short() }
+
+// Test skips tb, a heavy test, under the race detector or -short, saying where it runs.
+func Test(tb testing.TB) {
+	tb.Helper()
+	if Light() {
+		tb.Skip("heavy: runs without -race and -short (CI's plain test step)")
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package heavy
+
+const race = false
