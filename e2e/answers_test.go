@@ -18,6 +18,7 @@ import (
 
 // TestRoomAnswers runs a class answering a prediction on one server: see classAnswers.
 func TestRoomAnswers(t *testing.T) {
+	raceToo(t)
 	srv := MustOpenServer(t)
 	classAnswers(t, srv.URL, srv.URL)
 }
@@ -25,6 +26,7 @@ func TestRoomAnswers(t *testing.T) {
 // TestRoomAnswersOnRedis runs the same class on two servers sharing rooms through one real
 // redis-server: the presenter and two followers on the first, two followers on the second.
 func TestRoomAnswersOnRedis(t *testing.T) {
+	raceToo(t)
 	browser(t)
 	rd := roomtest.MustStartRedisServer(t)
 	open := func() string {
