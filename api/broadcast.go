@@ -181,10 +181,24 @@ func (b *broadcast) snapshot(run int64) (*wire, int, bool) {
 // run's start or first frame write theirs before a follower ahead of them writes the next
 // frame, so the last follower's first frame waits for everyone's first frame, not for
 // everyone's run.
-func (b *broadcast) follow(ctx context.Context, write func([]*wire) error) error {
-	var c cursor
+//
+// side, if not nil, is a message of this follower's own beside the broadcast (a presenter's
+// tally of answers): its newest message (nil for none) and a channel closed when it changes.
+// It is written by the same loop, so a connection has one writer of what it follows.
+func (b *broadcast) follow(ctx context.Context, write func([]*wire) error, side func() (*wire, <-chan struct{})) error {
+	var (
+		c        cursor
+		sideSent *wire
+	)
 	for {
 		msgs, changed := b.next(&c)
+		var sideChanged <-chan struct{}
+		if side != nil {
+			m, ch := side()
+			if sideChanged = ch; m != nil && m != sideSent {
+				msgs, sideSent = append(msgs, m), m
+			}
+		}
 		if len(msgs) > 0 {
 			if err := write(msgs); err != nil {
 				return err
@@ -198,6 +212,7 @@ func (b *broadcast) follow(ctx context.Context, write func([]*wire) error) error
 			}
 			return ctx.Err()
 		case <-changed:
+		case <-sideChanged:
 		}
 	}
 }

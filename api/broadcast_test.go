@@ -98,7 +98,7 @@ func TestFollowFlushesOnEnd(t *testing.T) {
 						got = append(got, r.Type)
 					}
 					return nil
-				})
+				}, nil)
 			}()
 			<-writing
 			b.publish(reply{Type: "done", ID: 1})

@@ -18,6 +18,7 @@
 //	POST /api/v1/rooms                 open a room for a scenario (see Rooms)
 //	GET  /api/v1/rooms/{code}          a room's state
 //	GET  /api/v1/rooms/{code}/stream   websocket stream of a room (see Rooms)
+//	GET  /api/v1/rooms/{code}/answers.csv the class's answers per step, for the presenter (see Rooms)
 //	GET  /join/{code}                  a room's page, following it (or driving it, with the presenter key)
 //	GET  /join/{code}/qr.svg           a QR code of the join URL
 //	GET  /static/*                     embedded scripts, styles and fonts
@@ -103,7 +104,7 @@
 // The room stream (GET /api/v1/rooms/{code}/stream) speaks the lab stream's protocol, plus:
 //
 //	{"type": "room", "code", "lab", "url", "step", "revealed", "reveal_open", "version",
-//	 "followers", "presenters", "presenter"}
+//	 "followers", "presenters", "presenter", "answers"}
 //
 // sent first and whenever the room changes (presenter is true on the presenter's own
 // connection; presenters counts the presenter connections over every server, 0 when the
@@ -115,6 +116,21 @@
 // step's answer is revealed and whether followers may reveal it for themselves — and
 // {"type": "end"} ends the room: every participant's stream closes with StatusRoomEnded. A
 // follower's params or end message is answered with an error and changes nothing.
+//
+// The class answers a tour step that asks a question (lab.Step.Answer). A follower sends
+// {"type": "answer", "id", "step", "answer", "who"} — answer an option's ID or a number on the
+// step's scale (stored on its grid), who an anonymous id of 16 to 64 letters, digits, '-' or
+// '_' that the page keeps — and is answered {"type": "answer", "id", "step", "answer"} with its
+// answer as stored; without "answer" it asks for its stored answer (a reloaded page). One
+// answer counts per follower (who) and step, over every server; a change replaces it. Answers
+// are taken for the step on show until it is revealed (then 409-style errors naming "step"),
+// at most 4 a second per connection (the newest first), and a connection answers for one who.
+// The presenter's connections are sent {"type": "answers", "answers": {"step", "answered",
+// "present", "counts"}} as the tally changes — counts by answer, no truth —; followers see no
+// one's answers until the step is revealed, when the room message carries "answers" with the
+// tally and the step's "truth". GET /api/v1/rooms/{code}/answers.csv, with the presenter key
+// as "Authorization: Bearer KEY" (403 without), gives every step's tally as CSV: step, answer,
+// count — nothing of who answered.
 //
 // Limits: a client (a remote address; see clientOf) may open 5 rooms at once, then one every
 // 10 seconds (a creation refused for what it asks — a bad body, a scenario over the budget —

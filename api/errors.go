@@ -83,6 +83,12 @@ func statusOf(err error) (int, errorBody) {
 		return http.StatusServiceUnavailable, errorBody{Error: "the server keeps as many rooms as it can; try again later", RetryAfter: roomsFullRetrySeconds}
 	case errors.As(err, new(hostError)):
 		return http.StatusMisdirectedRequest, errorBody{Error: err.Error()}
+	case errors.Is(err, room.ErrClosed):
+		return http.StatusConflict, errorBody{Error: "this step takes no answers now: it is not the step on show, or its answer has been revealed", Param: "step"}
+	case errors.Is(err, room.ErrAnswersFull):
+		return http.StatusConflict, errorBody{Error: "the room keeps as many answers as it may", Param: "answer"}
+	case errors.As(err, new(forbiddenError)):
+		return http.StatusForbidden, errorBody{Error: err.Error()}
 	case errors.As(err, new(originError)):
 		return http.StatusForbidden, errorBody{Error: err.Error()}
 	case errors.As(err, new(methodError)):

@@ -36,14 +36,14 @@ func TestFanOutSlowFollower(t *testing.T) {
 		gate := make(chan struct{})
 		var wg sync.WaitGroup
 		for i := range 3 {
-			wg.Go(func() { b.follow(ctx, record(i)) })
+			wg.Go(func() { b.follow(ctx, record(i), nil) })
 		}
 		slow := record(3)
 		wg.Go(func() {
 			b.follow(ctx, func(msgs []*wire) error {
 				<-gate // stuck on its first write, the room message and the start
 				return slow(msgs)
-			})
+			}, nil)
 		})
 		synctest.Wait()
 

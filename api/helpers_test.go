@@ -352,6 +352,18 @@ type Reply struct {
 	Param    string                     `json:"param"`
 	Fit      string                     `json:"fit"`
 	RetryMS  int64                      `json:"retry_ms"`
+	Step     string                     `json:"step"`
+	Answer   string                     `json:"answer"`
+	Answers  *Answers                   `json:"answers"`
+}
+
+// Answers is a room's tally of a step: the presenter's answers message, a revealed room's.
+type Answers struct {
+	Step     string         `json:"step"`
+	Answered int            `json:"answered"`
+	Present  int            `json:"present"`
+	Counts   map[string]int `json:"counts"`
+	Truth    string         `json:"truth"`
 }
 
 // ReplyParams is a reply's "params": a start reply's scenario values, or an error reply's

@@ -66,6 +66,9 @@ type liveRoom struct {
 	changes    chan change   // the presenters' newest change not yet stored
 	counts     chan struct{} // the follower count has changed
 	counted    chan struct{} // closed when countFollowers has returned
+	tally      tally         // the answers to the step on show, as last read (rs.mu)
+	tallies    chan struct{} // the answers may have changed (see countAnswers)
+	board      *answerBoard  // the presenters' tally
 }
 
 // change is a presenter's change of the room, and where to tell its outcome.
@@ -324,16 +327,26 @@ func (rs *roomServer) stream(w http.ResponseWriter, r *http.Request) {
 	// store by one goroutine at a time, further ends while it is in flight being the same
 	// request.
 	keys := make(chan string, 1)
-	go rs.presenting(ctx, lr, keys, &presenter, own, stopFollowing)
+	// A presenter is sent the live tally of answers beside the room's broadcast (promoted
+	// wakes the follow loop when this connection becomes the presenter).
+	promoted := make(chan struct{})
+	side := func() (*wire, <-chan struct{}) {
+		if !presenter.Load() {
+			return nil, promoted
+		}
+		return lr.board.view()
+	}
+	go rs.presenting(ctx, lr, keys, &presenter, own, func() { close(promoted) }, stopFollowing)
 	proposals := make(chan request, 1)
+	answers := make(chan request, 1)
 	var (
-		proposing sync.Once
-		ending    atomic.Bool
+		proposing, answering sync.Once
+		ending               atomic.Bool
 	)
 	client := clientOf(r)
 	ws.reading = true
 	go ws.readLoop(cancel, func(b []byte) error {
-		m, err := decodeOf(b, "params", "present", "end")
+		m, err := decodeOf(b, "params", "present", "end", "answer")
 		if err != nil {
 			return err
 		}
@@ -350,6 +363,12 @@ func (rs *roomServer) stream(w http.ResponseWriter, r *http.Request) {
 					rs.endRoom(lr, own)
 				}()
 			}
+		case "answer":
+			if presenter.Load() {
+				return own(reply{Type: "error", ID: m.ID, Param: "answer", Error: "the presenter does not answer: followers do"})
+			}
+			answering.Do(func() { go rs.answering(ctx, lr, answers, own) })
+			offerNewest(answers, m)
 		case "params":
 			if !presenter.Load() {
 				return own(reply{Type: "error", ID: m.ID, Error: errNotPresenter.Msg})
@@ -360,7 +379,7 @@ func (rs *roomServer) stream(w http.ResponseWriter, r *http.Request) {
 		return nil
 	})
 	go ws.ping(cancel)
-	_ = lr.b.follow(following, ws.write) // how it ended is told by the contexts below
+	_ = lr.b.follow(following, ws.write, side) // how it ended is told by the contexts below
 	if cause := context.Cause(following); following.Err() != nil && ctx.Err() == nil {
 		code, reason := closeOf(cause)
 		if code == websocket.StatusInternalError {
@@ -400,10 +419,10 @@ func closeOf(cause error) (websocket.StatusCode, string) {
 }
 
 // presenting checks the presenter keys a connection sends (the newest first), off its reader:
-// a right key makes it the presenter, a wrong one is answered with an error naming the key.
+// a right key makes it the presenter, which is sent the live tally of answers from then on, a wrong one is answered with an error naming the key.
 // A store that does not answer ends the stream with 1013 (the page reconnects and presents
 // again); a store that has lost the room ends it.
-func (rs *roomServer) presenting(ctx context.Context, lr *liveRoom, keys <-chan string, presenter *atomic.Bool, own func(reply) error, stop context.CancelCauseFunc) {
+func (rs *roomServer) presenting(ctx context.Context, lr *liveRoom, keys <-chan string, presenter *atomic.Bool, own func(reply) error, promote func(), stop context.CancelCauseFunc) {
 	for {
 		var key string
 		select {
@@ -430,6 +449,9 @@ func (rs *roomServer) presenting(ctx context.Context, lr *liveRoom, keys <-chan 
 		}
 		if first := !presenter.Swap(true); first {
 			rs.becamePresenter(lr)
+			_ = own(rs.roomReply(lr, true))
+			promote() // the live tally follows
+			continue
 		}
 		_ = own(rs.roomReply(lr, true))
 	}
@@ -496,9 +518,13 @@ func (rs *roomServer) propose(ctx context.Context, lr *liveRoom, client string, 
 func (rs *roomServer) roomReply(lr *liveRoom, presenter bool) reply {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
-	return reply{Type: "room", Room: &roomState{Code: lr.code, Lab: lr.lab.Name, URL: lr.room.URL, Step: lr.room.Step,
+	m := reply{Type: "room", Room: &roomState{Code: lr.code, Lab: lr.lab.Name, URL: lr.room.URL, Step: lr.room.Step,
 		Revealed: lr.room.Revealed, RevealOpen: lr.room.RevealOpen,
 		Version: lr.room.Version, Followers: lr.total, Presenters: lr.room.Presenters, Presenter: presenter}}
+	if lr.room.Revealed { // the class's answers beside the truth, for everyone
+		m.Room.Answers = rs.answersOf(lr, true)
+	}
+	return m
 }
 
 // endRoom ends lr at its presenter's request: the store forgets it, and its watches — on
@@ -524,6 +550,8 @@ type roomState struct {
 	Followers  int    `json:"followers"`
 	Presenters int    `json:"presenters"`
 	Presenter  bool   `json:"presenter"`
+	// Answers is the class's tally of the step, with its truth, once it is revealed.
+	Answers *answersState `json:"answers,omitempty"`
 }
 
 // storeTimeout bounds the store's answer to a request (and to a participant joining or
@@ -547,7 +575,8 @@ func (rs *roomServer) join(rm room.Room) *liveRoom {
 	l, v, err := Resolve(rs.s.cfg.Labs, rm.URL)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	lr = &liveRoom{code: rm.Code, lab: l, b: newBroadcast(), ctx: ctx, cancel: cancel, members: 1, followers: 1, room: rm,
-		changes: make(chan change, 1), counts: make(chan struct{}, 1), counted: make(chan struct{})}
+		changes: make(chan change, 1), counts: make(chan struct{}, 1), counted: make(chan struct{}),
+		tallies: make(chan struct{}, 1), board: newAnswerBoard()}
 	if err != nil { // a room's URL was checked when it was made: a store holding garbage
 		rs.mu.Unlock()
 		rs.s.log.Error("room join", "room", rm.Code, "url", rm.URL, "err", err)
@@ -576,7 +605,9 @@ func (rs *roomServer) join(rm room.Room) *liveRoom {
 	go rs.keep(ctx, lr)
 	go rs.storeChanges(ctx, lr)
 	go rs.countFollowers(ctx, lr)
+	go rs.countAnswers(ctx, lr)
 	rs.recount(lr)
+	offerNewest(lr.tallies, struct{}{})
 	return lr
 }
 
@@ -611,10 +642,20 @@ func (rs *roomServer) watch(ctx context.Context, lr *liveRoom, changes <-chan ro
 		}
 		rs.mu.Lock()
 		newer := rm.Version > lr.room.Version
+		// An answer's announcement (the room unchanged but for its answers) goes to the tally
+		// alone (countAnswers), not to every participant: a class answering at once would
+		// otherwise send each of them a room message per answer.
+		answered := rm.Version == lr.room.Version && rm.Answers > lr.room.Answers && rm.Presenters == lr.room.Presenters
 		if rm.Version >= lr.room.Version {
 			lr.room = rm
 		}
 		rs.mu.Unlock()
+		if newer || answered {
+			offerNewest(lr.tallies, struct{}{})
+		}
+		if answered {
+			continue
+		}
 		if newer {
 			// The room message first, then the run it announces: once the broadcast has the
 			// message of version N, it sends it ahead of any run it has not sent yet, so no
@@ -641,6 +682,9 @@ func (rs *roomServer) watch(ctx context.Context, lr *liveRoom, changes <-chan ro
 		rs.mu.Unlock()
 		if counted || !newer {
 			lr.b.setRoom(rs.roomReply(lr, false))
+		}
+		if counted {
+			rs.showAnswers(lr) // answered of present
 		}
 	}
 }

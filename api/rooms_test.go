@@ -30,9 +30,10 @@ type RoomReply struct {
 		Followers int    `json:"followers"`
 		Presenter bool   `json:"presenter"`
 
-		Revealed   bool `json:"revealed"`
-		RevealOpen bool `json:"reveal_open"`
-		Presenters int  `json:"presenters"`
+		Revealed   bool     `json:"revealed"`
+		RevealOpen bool     `json:"reveal_open"`
+		Presenters int      `json:"presenters"`
+		Answers    *Answers `json:"answers"`
 	} `json:"room"`
 }
 

@@ -184,6 +184,7 @@ func (s *Server) routes() chi.Router {
 		r.Use(middleware.Compress(5, "text/html", "application/json"))
 		r.Get("/", s.index)
 		r.Get("/api/v1/rooms/{code}", s.rooms.getRoom)
+		r.Get("/api/v1/rooms/{code}/answers.csv", s.rooms.answersCSV)
 		r.Post("/api/v1/rooms", s.rooms.createRoom)
 		r.Get("/join/{code}", s.rooms.joinPage)
 		r.Get("/api/v1/{lab}", s.result)

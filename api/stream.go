@@ -39,6 +39,9 @@ type request struct {
 	// A room's presenter sends the reveal with the step (see rooms.go).
 	Revealed   bool `json:"revealed,omitempty"`
 	RevealOpen bool `json:"reveal_open,omitempty"`
+	// A room's follower answers the step's question (see answers.go) as who, an anonymous id.
+	Answer string `json:"answer,omitempty"`
+	Who    string `json:"who,omitempty"`
 }
 
 // decodeMessage validates one client message of a lab's stream: a JSON object with type
@@ -62,8 +65,10 @@ func decodeOf(b []byte, types ...string) (request, error) {
 	switch {
 	case !slices.Contains(types, m.Type):
 		return request{}, fmt.Errorf("message type must be %s, got %q", quoted(types), clip(m.Type))
-	case len(m.Key) > 64 || len(m.Step) > 64:
-		return request{}, errors.New("key and step are at most 64 bytes long")
+	case len(m.Key) > 64 || len(m.Step) > 64 || len(m.Who) > 64:
+		return request{}, errors.New("key, step and who are at most 64 bytes long")
+	case len(m.Answer) > 32:
+		return request{}, errors.New("answer is at most 32 bytes long")
 	case m.ID < 0:
 		return request{}, errors.New("message id must not be negative")
 	case len(m.Query) > param.MaxQueryLen:
@@ -111,6 +116,10 @@ type reply struct {
 	Fit      string          `json:"fit,omitempty"` // error: a value of Param that is admitted (see param.Error)
 	RetryMS  int64           `json:"retry_ms,omitempty"`
 	Room     *roomState      `json:"room,omitempty"`
+	// A room's answers: a follower's own (answer, with its step), the presenter's tally.
+	Step    string        `json:"step,omitempty"`
+	Answer  string        `json:"answer,omitempty"`
+	Answers *answersState `json:"answers,omitempty"`
 }
 
 // busyPolicy paces a stream's retries when every slot is taken: practising what the

@@ -156,7 +156,19 @@ func browser(tb testing.TB) context.Context {
 // uncaught exception in it. The tab lives for at most tabLife.
 func MustOpenTab(tb testing.TB) context.Context {
 	tb.Helper()
-	ctx, cancel := chromedp.NewContext(browser(tb))
+	return mustOpenTabWith(tb)
+}
+
+// MustOpenPrivateTab is MustOpenTab in a browser context of its own, as another person's
+// device: its storage (localStorage, sessionStorage, cookies) is shared with no other tab.
+func MustOpenPrivateTab(tb testing.TB) context.Context {
+	tb.Helper()
+	return mustOpenTabWith(tb, chromedp.WithNewBrowserContext())
+}
+
+func mustOpenTabWith(tb testing.TB, opts ...chromedp.ContextOption) context.Context {
+	tb.Helper()
+	ctx, cancel := chromedp.NewContext(browser(tb), opts...)
 	ctx, cancelT := context.WithTimeout(ctx, tabLife)
 	messages := chromedp.Console(ctx)
 	if err := chromedp.Do(ctx); err != nil {

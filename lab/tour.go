@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"strconv"
 	"strings"
@@ -40,6 +41,97 @@ type Step struct {
 	// Controls names the parameters the step is about: projector view shows their controls
 	// beside the chart.
 	Controls []string `json:"controls,omitempty"`
+	// Answer is the answer space of a prediction, which a room's followers answer in and its
+	// presenter sees tallied, and its true answer. Every prediction has one.
+	Answer *Answer `json:"answer,omitempty"`
+}
+
+// An Answer is what a class may answer to a prediction: a choice among named Options, or a
+// number on a scale (Min to Max by Step, in Unit). Truth is the true answer as the step's
+// scenario computes it — an option's ID, or the number written as [Answer.Value] writes it —
+// held to the scenario by the lab's quote test (an "answer:{tour}/{n}" quote), so a model
+// that moves the answer fails a test, not a class. Truth is never sent with the page: a room
+// sends it on Reveal.
+type Answer struct {
+	Options []Choice `json:"options,omitempty"`
+	Unit    string   `json:"unit,omitempty"`
+	Min     float64  `json:"min,omitempty"`
+	Max     float64  `json:"max,omitempty"`
+	Step    float64  `json:"step,omitempty"`
+	Truth   string   `json:"-"`
+}
+
+// A Choice is one option of an Answer: ID is what a follower sends and the tally counts, Label
+// what the page shows.
+type Choice struct {
+	ID    string `json:"id"`
+	Label string `json:"label"`
+}
+
+// MaxAnswerValues bounds the answers a number's scale may allow ((Max-Min)/Step + 1), so that a
+// step's tally has at most as many bars as a projector can show.
+const MaxAnswerValues = 201
+
+// Value returns the canonical form of an answer v to a, or false if v is none of its answers: an
+// option's ID, or a number on the scale, written with as many decimals as Step has ("64",
+// "1.88").
+func (a *Answer) Value(v string) (string, bool) {
+	if a == nil || len(v) > 32 {
+		return "", false
+	}
+	if len(a.Options) > 0 {
+		for _, o := range a.Options {
+			if o.ID == v {
+				return v, true
+			}
+		}
+		return "", false
+	}
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(x) || x < a.Min-a.Step/2 || x > a.Max+a.Step/2 {
+		return "", false
+	}
+	k := math.Round((x - a.Min) / a.Step)
+	return strconv.FormatFloat(a.Min+k*a.Step, 'f', a.decimals(), 64), true
+}
+
+// decimals is how many decimals a's Step has.
+func (a *Answer) decimals() int {
+	d := 0
+	for s := a.Step; d < 6 && math.Abs(s-math.Round(s)) > 1e-9; s *= 10 {
+		d++
+	}
+	return d
+}
+
+// check reports the first problem with a: neither options nor a scale, or both; an option
+// without ID or label, or twice; a scale that is empty or too fine; a truth that is no answer
+// (or not in canonical form).
+func (a *Answer) check() error {
+	switch {
+	case len(a.Options) > 0 && (a.Step != 0 || a.Unit != ""):
+		return fmt.Errorf("an answer is options or a number, not both")
+	case len(a.Options) == 1:
+		return fmt.Errorf("a choice needs two options or more")
+	case len(a.Options) == 0 && !(a.Step > 0 && a.Max > a.Min):
+		return fmt.Errorf("a number needs a scale: Min < Max and Step > 0")
+	case len(a.Options) == 0 && (a.Max-a.Min)/a.Step+1 > MaxAnswerValues+1e-9:
+		return fmt.Errorf("a number's scale allows %.0f answers; at most %d", (a.Max-a.Min)/a.Step+1, MaxAnswerValues)
+	}
+	seen := map[string]bool{}
+	for _, o := range a.Options {
+		if o.ID == "" || o.Label == "" || len(o.ID) > 32 || strings.Trim(o.ID, "abcdefghijklmnopqrstuvwxyz0123456789_-") != "" {
+			return fmt.Errorf("option %q: want an ID of lowercase letters, digits, '_' and '-' (at most 32) and a label", o.ID)
+		}
+		if seen[o.ID] {
+			return fmt.Errorf("option %q declared twice", o.ID)
+		}
+		seen[o.ID] = true
+	}
+	if v, ok := a.Value(a.Truth); !ok || v != a.Truth {
+		return fmt.Errorf("truth %q is not one of the answers in canonical form", a.Truth)
+	}
+	return nil
 }
 
 // Predicts reports whether the step asks the class to predict before it reveals.
@@ -65,7 +157,8 @@ func (l *Lab) FindStep(id string) (Tour, int, bool) {
 
 // CheckTours reports the first problem with l's tours: a name that is missing, repeated or
 // not URL-safe, a step without title or text, a prediction without its question or its
-// explanation or with a text shown before the reveal, a focus that names no chart or table of
+// explanation or with a text shown before the reveal, a prediction without an answer space or
+// with one that is malformed or whose truth is none of its answers, a focus that names no chart or table of
 // l's view, controls that name no parameter, or a step URL that is not one of l's scenarios
 // (keeping its rules across parameters) in canonical form.
 func (l *Lab) CheckTours() error {
@@ -92,6 +185,15 @@ func (l *Lab) CheckTours() error {
 				return fmt.Errorf("%s: a prediction shows only its question before the reveal; move the text into the question or the explanation", where)
 			case s.Question == "" && s.Text == "":
 				return fmt.Errorf("%s: needs a text, or a question and its explanation", where)
+			case s.Question != "" && s.Answer == nil:
+				return fmt.Errorf("%s: a prediction needs an answer space (options or a scale) and its truth", where)
+			case s.Question == "" && s.Answer != nil:
+				return fmt.Errorf("%s: only a prediction has an answer", where)
+			}
+			if s.Answer != nil {
+				if err := s.Answer.check(); err != nil {
+					return fmt.Errorf("%s: %w", where, err)
+				}
 			}
 			if s.Focus != "" && !l.View.has(s.Focus) {
 				return fmt.Errorf("%s: focus %q is no chart or table of the lab's view", where, s.Focus)

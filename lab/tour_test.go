@@ -9,6 +9,10 @@ import (
 
 func TestCheckTours(t *testing.T) {
 	step := func(url string) lab.Step { return lab.Step{Title: "S", URL: url, Text: "Look."} }
+	num := &lab.Answer{Unit: "things", Min: 0, Max: 10, Step: 1, Truth: "5"}
+	pred := func(a *lab.Answer) lab.Step {
+		return lab.Step{Title: "S", URL: "/t", Question: "How many?", Explanation: "Five.", Answer: a}
+	}
 	for _, tc := range []struct {
 		name  string
 		tours []lab.Tour
@@ -21,13 +25,22 @@ func TestCheckTours(t *testing.T) {
 		{"no steps", []lab.Tour{{Name: "a", Title: "A"}}, "needs a title and steps"},
 		{"no text", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t"}}}}, "needs a text, or a question and its explanation"},
 		{"no title", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{URL: "/t", Text: "Look."}}}}, "needs a title"},
-		{"prediction", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Question: "How many?", Explanation: "Five."}}}}, ""},
-		{"question alone", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Question: "How many?"}}}}, "both a question and its explanation"},
+		{"prediction", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{pred(num)}}}, ""},
+		{"choice", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{pred(&lab.Answer{Options: []lab.Choice{{ID: "yes", Label: "Yes"}, {ID: "no", Label: "No"}}, Truth: "no"})}}}, ""},
+		{"no answer", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{pred(nil)}}}, "needs an answer space"},
+		{"answer without question", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Text: "Look.", Answer: num}}}}, "only a prediction"},
+		{"truth off the scale", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{pred(&lab.Answer{Min: 0, Max: 10, Step: 1, Truth: "12"})}}}, `truth "12"`},
+		{"truth not canonical", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{pred(&lab.Answer{Min: 0, Max: 10, Step: 0.5, Truth: "5"})}}}, `truth "5"`},
+		{"truth no option", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{pred(&lab.Answer{Options: []lab.Choice{{ID: "yes", Label: "Yes"}, {ID: "no", Label: "No"}}, Truth: "maybe"})}}}, `truth "maybe"`},
+		{"option twice", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{pred(&lab.Answer{Options: []lab.Choice{{ID: "yes", Label: "Yes"}, {ID: "yes", Label: "No"}}, Truth: "yes"})}}}, "declared twice"},
+		{"scale too fine", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{pred(&lab.Answer{Min: 0, Max: 1000, Step: 1, Truth: "5"})}}}, "at most 201"},
+		{"no scale", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{pred(&lab.Answer{Truth: "5"})}}}, "needs a scale"},
+		{"question alone", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Question: "How many?", Answer: num}}}}, "both a question and its explanation"},
 		{"explanation alone", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Text: "Look.", Explanation: "Five."}}}}, "both a question and its explanation"},
 		{"focus", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Text: "Look.", Focus: "c", Controls: []string{"n"}}}}}, ""},
 		{"focus on no chart", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Text: "Look.", Focus: "nope"}}}}, `focus "nope" is no chart or table`},
 		{"control of no parameter", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Text: "Look.", Controls: []string{"n", "nope"}}}}}, `control "nope" is no parameter`},
-		{"answer before the reveal", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Text: "There are five.", Question: "How many?", Explanation: "Five."}}}}, "shows only its question"},
+		{"answer before the reveal", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Text: "There are five.", Question: "How many?", Explanation: "Five.", Answer: num}}}}, "shows only its question"},
 		{"other lab", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{step("/u?n=5")}}}, "not a scenario of this lab"},
 		{"bad value", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{step("/t?n=0")}}}, "n must be"},
 		{"not canonical", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{step("/t?m=2&n=5")}}}, `write "/t?n=5&m=2"`},
@@ -60,6 +73,33 @@ func TestFindStep(t *testing.T) {
 		}
 		if got != want {
 			t.Errorf("FindStep(%q) = %q, want %q", id, got, want)
+		}
+	}
+}
+
+func TestAnswerValue(t *testing.T) {
+	num := &lab.Answer{Min: 1, Max: 4, Step: 0.01, Truth: "1.88"}
+	choice := &lab.Answer{Options: []lab.Choice{{ID: "full", Label: "Full jitter"}, {ID: "equal", Label: "Equal jitter"}}}
+	for _, tc := range []struct {
+		a      *lab.Answer
+		in     string
+		want   string
+		wantOK bool
+	}{
+		{num, "1.88", "1.88", true},
+		{num, "1.876", "1.88", true},
+		{num, "4", "4.00", true},
+		{num, "0.5", "", false},
+		{num, "NaN", "", false},
+		{num, "many", "", false},
+		{choice, "full", "full", true},
+		{choice, "FULL", "", false},
+		{choice, "", "", false},
+		{nil, "full", "", false},
+	} {
+		got, ok := tc.a.Value(tc.in)
+		if got != tc.want || ok != tc.wantOK {
+			t.Errorf("Value(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.wantOK)
 		}
 	}
 }

@@ -30,6 +30,8 @@ type memRoom struct {
 	joined     bool // a server has watched or touched it for a participant
 	followers  map[string]int
 	presenters map[string]int
+	answers    map[string]map[string]string // step → follower → answer
+	nanswers   int
 }
 
 // SweepEvery is how often the memory store forgets rooms past their TTL.
@@ -281,6 +283,76 @@ func (m *Memory) Followers(_ context.Context, code string) (int, error) {
 // SetPresenters records a server's presenter connections.
 func (m *Memory) SetPresenters(_ context.Context, code, replica string, n int) error {
 	return m.setCount(code, func(r *memRoom) map[string]int { return r.presenters }, replica, n)
+}
+
+// Answer records a follower's answer to the step on show.
+func (m *Memory) Answer(_ context.Context, code, step, follower, value string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, ok := m.get(code)
+	if !ok {
+		return ErrNotFound
+	}
+	if r.Step != step || r.Revealed {
+		return ErrClosed
+	}
+	if r.answers == nil {
+		r.answers = map[string]map[string]string{}
+	}
+	mine := r.answers[step]
+	old, had := mine[follower]
+	switch {
+	case had && old == value:
+		return nil
+	case !had && r.nanswers >= MaxAnswers:
+		return ErrAnswersFull
+	case mine == nil:
+		mine = map[string]string{}
+		r.answers[step] = mine
+	}
+	if !had {
+		r.nanswers++
+	}
+	mine[follower] = value
+	r.Answers++
+	r.Active = m.now()
+	m.notify(code, r.Room)
+	return nil
+}
+
+// Mine returns a follower's answer to step.
+func (m *Memory) Mine(_ context.Context, code, step, follower string) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, ok := m.get(code)
+	if !ok {
+		return "", ErrNotFound
+	}
+	return r.answers[step][follower], nil
+}
+
+// Answers returns a room's tally.
+func (m *Memory) Answers(_ context.Context, code, step string) ([]Count, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, ok := m.get(code)
+	if !ok {
+		return nil, ErrNotFound
+	}
+	counts := map[[2]string]int{}
+	for st, mine := range r.answers {
+		if step != "" && st != step {
+			continue
+		}
+		for _, v := range mine {
+			counts[[2]string{st, v}]++
+		}
+	}
+	cs := make([]Count, 0, len(counts))
+	for k, n := range counts {
+		cs = append(cs, Count{Step: k[0], Value: k[1], N: n})
+	}
+	return sortCounts(cs), nil
 }
 
 // End forgets a room, closing its watchers' channels.

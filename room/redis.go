@@ -16,7 +16,9 @@ import (
 // Redis is a Store in Redis, shared by every replica of the playground that names the same
 // server. A room is a hash (playground:room:CODE: lab, url, step, revealed, reveal_open,
 // version, active, key — the presenter key's hash) and hashes of follower and presenter counts
-// by replica (playground:room:CODE:followers, …:presenters), all expiring after TTL without
+// by replica (playground:room:CODE:followers, …:presenters), its followers' answers (…:answers,
+// field "STEP\nFOLLOWER", the answer) and their tally (…:tally, field "STEP\nANSWER", the count),
+// all expiring after TTL without
 // activity (JoinTTL until a server watches or touches the room); changes are published, as
 // the room's JSON, on the channel playground:room:CODE, and a room's end as {"code", "ended":
 // true}. The live rooms are counted for Limits in sorted sets of codes by expiry time, all
@@ -72,9 +74,12 @@ func presentersKey(code string) string {
 	return "playground:room:" + code + ":presenters"
 }
 
+func answersKey(code string) string { return "playground:room:" + code + ":answers" }
+func tallyKey(code string) string   { return "playground:room:" + code + ":tally" }
+
 // keysOf are a room's keys as keepLua takes them.
 func keysOf(code string) []string {
-	return []string{roomKey(code), followersKey(code), roomsKey, presentersKey(code)}
+	return []string{roomKey(code), followersKey(code), roomsKey, presentersKey(code), answersKey(code), tallyKey(code)}
 }
 
 const roomsKey = "playground:rooms"
@@ -152,7 +157,8 @@ func roomOf(code string, m map[string]string, presenters int) (Room, error) {
 	}
 	version, _ := strconv.ParseInt(m["version"], 10, 64)
 	active, _ := strconv.ParseInt(m["active"], 10, 64)
-	return Room{Code: code, Lab: m["lab"], URL: m["url"], Step: m["step"], Version: version, Active: time.UnixMilli(active),
+	answers, _ := strconv.ParseInt(m["answers"], 10, 64)
+	return Room{Answers: answers, Code: code, Lab: m["lab"], URL: m["url"], Step: m["step"], Version: version, Active: time.UnixMilli(active),
 		Revealed: m["revealed"] == "1", RevealOpen: m["reveal_open"] == "1", Presenters: presenters,
 		Owner: strings.TrimPrefix(m["owner"], ownerPrefix)}, nil
 }
@@ -199,12 +205,14 @@ func (s *Redis) Present(ctx context.Context, code, key string) (bool, error) {
 }
 
 // keepLua keeps a room alive: KEYS[1] the room, KEYS[2] its followers, KEYS[3] all rooms,
-// KEYS[4] its presenters;
+// KEYS[4] its presenters, KEYS[5] its answers, KEYS[6] their tally;
 // ARGV[1] now (ms), ARGV[2] TTL (ms), ARGV[3] the code. It returns nil when the room is gone.
 const keepLua = `
 if redis.call("PEXPIRE", KEYS[1], ARGV[2]) == 0 then return false end
 redis.call("PEXPIRE", KEYS[2], ARGV[2])
 redis.call("PEXPIRE", KEYS[4], ARGV[2])
+redis.call("PEXPIRE", KEYS[5], ARGV[2])
+redis.call("PEXPIRE", KEYS[6], ARGV[2])
 local expiry = tonumber(ARGV[1]) + tonumber(ARGV[2])
 redis.call("ZADD", KEYS[3], "XX", expiry, ARGV[3])
 for _, f in ipairs({"owner", "network"}) do
@@ -234,12 +242,86 @@ return 1`)
 var updateScript = redis.NewScript(keepLua + `
 redis.call("HINCRBY", KEYS[1], "version", 1)
 redis.call("HSET", KEYS[1], "url", ARGV[4], "step", ARGV[5], "revealed", ARGV[6], "reveal_open", ARGV[7], "active", ARGV[1])
-local h = redis.call("HMGET", KEYS[1], "lab", "url", "step", "version", "active")
+local h = redis.call("HMGET", KEYS[1], "lab", "url", "step", "version", "active", "answers")
 ` + sumLua + `
 local msg = cjson.encode({code = ARGV[3], lab = h[1], url = h[2], step = h[3], version = tonumber(h[4]), active = tonumber(h[5]),
-  revealed = ARGV[6] == "1", reveal_open = ARGV[7] == "1", presenters = presenters})
+  revealed = ARGV[6] == "1", reveal_open = ARGV[7] == "1", presenters = presenters, answers = tonumber(h[6]) or 0})
 redis.call("PUBLISH", KEYS[1], msg)
 return msg`)
+
+// answerScript: KEYS as keepLua's; ARGV as keepLua's, then the step, the follower, the answer
+// and MaxAnswers. It records the answer in place of the follower's earlier one to the step,
+// moves the tally, and publishes the room with its answers' count grown, all in one script —
+// an answer is counted once whichever server takes it, and a reconnected follower's replaces
+// its earlier one — and answers 1 (recorded), 0 (unchanged), -2 (ErrClosed), -3
+// (ErrAnswersFull), or nil when the room is gone.
+var answerScript = redis.NewScript(keepLua + `
+local r = redis.call("HMGET", KEYS[1], "step", "revealed")
+if r[1] ~= ARGV[4] or r[2] == "1" then return -2 end
+local f = ARGV[4] .. "\n" .. ARGV[5]
+local old = redis.call("HGET", KEYS[5], f)
+if old == ARGV[6] then return 0 end
+if not old and redis.call("HLEN", KEYS[5]) >= tonumber(ARGV[7]) then return -3 end
+if old then
+  local o = ARGV[4] .. "\n" .. old
+  if redis.call("HINCRBY", KEYS[6], o, -1) <= 0 then redis.call("HDEL", KEYS[6], o) end
+end
+redis.call("HSET", KEYS[5], f, ARGV[6])
+redis.call("HINCRBY", KEYS[6], ARGV[4] .. "\n" .. ARGV[6], 1)
+redis.call("HINCRBY", KEYS[1], "answers", 1)
+redis.call("PEXPIRE", KEYS[5], ARGV[2])
+redis.call("PEXPIRE", KEYS[6], ARGV[2])
+local h = redis.call("HMGET", KEYS[1], "lab", "url", "step", "version", "active", "answers", "revealed", "reveal_open")
+` + sumLua + `
+redis.call("PUBLISH", KEYS[1], cjson.encode({code = ARGV[3], lab = h[1], url = h[2], step = h[3], version = tonumber(h[4]),
+  active = tonumber(h[5]), answers = tonumber(h[6]), revealed = h[7] == "1", reveal_open = h[8] == "1", presenters = presenters}))
+return 1`)
+
+// Answer records a follower's answer to the step on show, and publishes the room.
+func (s *Redis) Answer(ctx context.Context, code, step, follower, value string) error {
+	n, err := answerScript.Run(ctx, s.c, keysOf(code), s.now().UnixMilli(), s.ttl.Milliseconds(), code,
+		step, follower, value, MaxAnswers).Int()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return ErrNotFound
+	case err != nil:
+		return unavailable("answer in", code, err)
+	case n == -2:
+		return ErrClosed
+	case n == -3:
+		return ErrAnswersFull
+	}
+	return nil
+}
+
+// Mine returns a follower's answer to step.
+func (s *Redis) Mine(ctx context.Context, code, step, follower string) (string, error) {
+	v, err := s.c.HGet(ctx, answersKey(code), step+"\n"+follower).Result()
+	if errors.Is(err, redis.Nil) {
+		return "", nil
+	}
+	if err != nil {
+		return "", unavailable("answer in", code, err)
+	}
+	return v, nil
+}
+
+// Answers returns a room's tally.
+func (s *Redis) Answers(ctx context.Context, code, step string) ([]Count, error) {
+	m, err := s.c.HGetAll(ctx, tallyKey(code)).Result()
+	if err != nil {
+		return nil, unavailable("answers of", code, err)
+	}
+	cs := make([]Count, 0, len(m))
+	for k, v := range m {
+		st, val, _ := strings.Cut(k, "\n")
+		n, _ := strconv.Atoi(v)
+		if n > 0 && (step == "" || st == step) {
+			cs = append(cs, Count{Step: st, Value: val, N: n})
+		}
+	}
+	return sortCounts(cs), nil
+}
 
 // wireRoom is a room as published on its channel.
 type wireRoom struct {
@@ -250,15 +332,16 @@ type wireRoom struct {
 	Version int64  `json:"version"`
 	Active  int64  `json:"active"` // Unix ms
 
-	Revealed   bool `json:"revealed"`
-	RevealOpen bool `json:"reveal_open"`
-	Presenters int  `json:"presenters"`
-	Ended      bool `json:"ended,omitempty"` // the room has ended: its watches close
+	Revealed   bool  `json:"revealed"`
+	RevealOpen bool  `json:"reveal_open"`
+	Presenters int   `json:"presenters"`
+	Answers    int64 `json:"answers"`
+	Ended      bool  `json:"ended,omitempty"` // the room has ended: its watches close
 }
 
 func (w wireRoom) room() Room {
 	return Room{Code: w.Code, Lab: w.Lab, URL: w.URL, Step: w.Step, Version: w.Version, Active: time.UnixMilli(w.Active),
-		Revealed: w.Revealed, RevealOpen: w.RevealOpen, Presenters: w.Presenters}
+		Revealed: w.Revealed, RevealOpen: w.RevealOpen, Presenters: w.Presenters, Answers: w.Answers}
 }
 
 // flag is a boolean as the room's hash keeps it.
@@ -289,7 +372,7 @@ func (s *Redis) Update(ctx context.Context, code string, st State) (Room, error)
 // publish announces r, unchanged, to its watchers.
 func (s *Redis) publish(ctx context.Context, r Room) error {
 	b, err := json.Marshal(wireRoom{Code: r.Code, Lab: r.Lab, URL: r.URL, Step: r.Step, Version: r.Version, Active: r.Active.UnixMilli(),
-		Revealed: r.Revealed, RevealOpen: r.RevealOpen, Presenters: r.Presenters})
+		Revealed: r.Revealed, RevealOpen: r.RevealOpen, Presenters: r.Presenters, Answers: r.Answers})
 	if err != nil {
 		return err
 	}
@@ -404,13 +487,13 @@ func (s *Redis) setCount(ctx context.Context, what, key, code, replica string, n
 	return s.publish(ctx, r)
 }
 
-// endScript: KEYS the room, its followers, its presenters, all rooms; ARGV the code and the
-// end's message. It answers 0 when the room is gone already.
+// endScript: KEYS the room, its followers, its presenters, all rooms, its answers and their
+// tally; ARGV the code and the end's message. It answers 0 when the room is gone already.
 var endScript = redis.NewScript(`
 local owner = redis.call("HGET", KEYS[1], "owner")
 if not owner then return 0 end
 local network = redis.call("HGET", KEYS[1], "network")
-redis.call("DEL", KEYS[1], KEYS[2], KEYS[3])
+redis.call("DEL", KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[6])
 redis.call("ZREM", KEYS[4], ARGV[1])
 if owner ~= "" then redis.call("ZREM", owner, ARGV[1]) end
 if network and network ~= "" then redis.call("ZREM", network, ARGV[1]) end
@@ -420,7 +503,7 @@ return 1`)
 // End forgets a room and tells its watchers.
 func (s *Redis) End(ctx context.Context, code string) error {
 	msg, _ := json.Marshal(wireRoom{Code: code, Ended: true})
-	n, err := endScript.Run(ctx, s.c, []string{roomKey(code), followersKey(code), presentersKey(code), roomsKey}, code, msg).Int()
+	n, err := endScript.Run(ctx, s.c, []string{roomKey(code), followersKey(code), presentersKey(code), roomsKey, answersKey(code), tallyKey(code)}, code, msg).Int()
 	if err != nil {
 		return unavailable("end", code, err)
 	}

@@ -25,6 +25,7 @@ import (
 	"errors"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
@@ -43,7 +44,23 @@ var (
 	// ErrUnavailable is wrapped by the errors of a store that did not answer (Redis down,
 	// stalled past the caller's deadline): the room may exist, and the caller may try again.
 	ErrUnavailable = errors.New("room: the store is unavailable")
+	// ErrClosed refuses an answer to a step the room does not show, or whose answer has been
+	// revealed: answers are taken until Reveal.
+	ErrClosed = errors.New("room: the step takes no answers now (it is not on show, or it is revealed)")
+	// ErrAnswersFull refuses a new answer when the room keeps MaxAnswers answers.
+	ErrAnswersFull = errors.New("room: the room keeps as many answers as it may")
 )
+
+// MaxAnswers bounds the answers a room keeps (one per follower and step): a class of 500 through
+// 40 predictions.
+const MaxAnswers = 20_000
+
+// A Count is how many followers gave one answer to one step of a room: a line of its tally.
+type Count struct {
+	Step  string `json:"step"`
+	Value string `json:"value"`
+	N     int    `json:"n"`
+}
 
 // Limits bound the rooms a store keeps, so that no one client — and no flood of clients — can
 // fill the server's memory (or Redis's) with rooms. Zero fields take the defaults.
@@ -121,6 +138,9 @@ type Room struct {
 	// Presenters is how many presenter connections the room has, over every server: 0 when
 	// its presenter has gone (closed the page, lost the network).
 	Presenters int `json:"presenters"`
+	// Answers grows with every answer a follower gives or changes: a watcher seeing it grow
+	// reads the tally (Store.Answers) again.
+	Answers int64 `json:"answers"`
 	// Owner is the client that created the room, as Create was told ("" for none), by Get:
 	// the room's runs are charged to it. Participants are never sent it.
 	Owner string `json:"-"`
@@ -160,8 +180,17 @@ type Store interface {
 	// SetPresenters records how many presenter connections a server has in a room, and tells
 	// every watcher the room with Presenters summed over servers.
 	SetPresenters(ctx context.Context, code, replica string, n int) error
-	// End ends a room at its presenter's request: it is forgotten, and every watcher's
-	// channel closes.
+	// Answer records follower's answer (value) to step, replacing the follower's earlier
+	// answer to it, and tells every watcher (Room.Answers grows) if it changed. It fails with
+	// ErrClosed unless the room shows step unrevealed, with ErrAnswersFull when the room keeps
+	// MaxAnswers answers. follower is an anonymous id; value is checked by the caller.
+	Answer(ctx context.Context, code, step, follower, value string) error
+	// Mine returns follower's answer to step, "" for none.
+	Mine(ctx context.Context, code, step, follower string) (string, error)
+	// Answers returns the room's tally of step ("" for every step), by step then value.
+	Answers(ctx context.Context, code, step string) ([]Count, error)
+	// End ends a room at its presenter's request: it is forgotten with its answers, and every
+	// watcher's channel closes.
 	End(ctx context.Context, code string) error
 	// Close releases the store's resources.
 	Close() error
@@ -296,4 +325,15 @@ func withoutURL(err error, raw string) error {
 		}
 	}
 	return errors.New(msg)
+}
+
+// sortCounts orders a tally by step, then value.
+func sortCounts(cs []Count) []Count {
+	slices.SortFunc(cs, func(a, b Count) int {
+		if c := strings.Compare(a.Step, b.Step); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Value, b.Value)
+	})
+	return cs
 }

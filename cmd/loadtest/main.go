@@ -8,6 +8,7 @@
 //	loadtest churn [-churn 1000] [-churn-concurrency 20] [the viewers flags]
 //	loadtest room [-url http://localhost:8080] [-followers 300] [-changes 30]
 //	         [-scenario /backoff?clients=50&trials=10] [-vary seed] [-interval 500ms]
+//	         [-answer-step jitter/3 -answer-values full,equal,decorrelated]
 //	loadtest attack [-url http://127.0.0.1:8080] [-pid PID] [-patterns heavy,streams,…]
 //	         [-conns 8] [-calm 10s] [-duration 30s] [-viewer /backoff] [-target name=URL]…
 //	         [-idle 2000]
@@ -85,6 +86,12 @@
 // used during the changes by the server, the tool and the machine. It exits with status 1,
 // naming what failed, when the room cannot be created or joined, a connection fails, an error
 // reply arrives, or a change does not reach every follower within -timeout; 2 on bad usage.
+//
+// With -answer-step, a tour step of the scenario's lab that asks the class a question, the
+// presenter then moves the room to it and every follower answers at once (each an anonymous
+// follower of its own, the -answer-values in turn); the report adds how long after the first
+// answer was sent the presenter's live tally counted every follower, in how many tally
+// messages, and the CPU meanwhile.
 //
 // # Memory mode
 //
@@ -305,7 +312,15 @@ func room(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.Scenario, "scenario", "/backoff?clients=50&trials=10", "the room's scenario (a lab URL); keep it cheap to measure the fan-out, not the simulation")
 	fs.StringVar(&cfg.Vary, "vary", "seed", "parameter set to a fresh value at each change, so that each is a new run; empty: resend the scenario (a cached run)")
 	fs.DurationVar(&cfg.Interval, "interval", 500*time.Millisecond, "pause between one change reaching every follower and the next change")
-	if code, stop := prepare(fs, args, stderr, &cfg.Server, quiet, cfg.Check); stop {
+	fs.StringVar(&cfg.AnswerStep, "answer-step", "", "a tour step that asks a question (jitter/3 of backoff): after the changes every follower answers it at once, and the report says how soon the presenter's tally counts them all")
+	values := fs.String("answer-values", "", "comma-separated answers the followers send in turn (options' IDs or numbers), with -answer-step")
+	check := func() error {
+		if *values != "" {
+			cfg.AnswerValues = strings.Split(*values, ",")
+		}
+		return cfg.Check()
+	}
+	if code, stop := prepare(fs, args, stderr, &cfg.Server, quiet, check); stop {
 		return code
 	}
 	res, err := loadtest.MeasureRoom(ctx, cfg)

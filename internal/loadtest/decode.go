@@ -17,6 +17,9 @@ type message struct {
 	err       string
 	param     string
 	presenter bool
+	// An answers message's (a presenter's live tally): its step and how many answered.
+	step     string
+	answered int
 }
 
 var (
@@ -40,6 +43,10 @@ func decode(b []byte) (message, error) {
 			Version   int64 `json:"version"`
 			Presenter bool  `json:"presenter"`
 		} `json:"room"`
+		Answers *struct {
+			Step     string `json:"step"`
+			Answered int    `json:"answered"`
+		} `json:"answers"`
 	}
 	if err := json.Unmarshal(b, &r); err != nil {
 		return message{}, fmt.Errorf("malformed message %.200q: %v", b, err)
@@ -48,6 +55,9 @@ func decode(b []byte) (message, error) {
 		return message{}, fmt.Errorf("message without a type: %.200s", b)
 	}
 	m := message{typ: r.Type, id: r.ID, err: r.Error, param: r.Param}
+	if r.Answers != nil {
+		m.step, m.answered = r.Answers.Step, r.Answers.Answered
+	}
 	if r.Type == "room" {
 		if r.Room == nil {
 			return message{}, fmt.Errorf("room message without a room: %.200s", b)

@@ -44,6 +44,24 @@ type RoomConfig struct {
 	Interval time.Duration
 	// DialConcurrency is how many followers connect at a time (default 32).
 	DialConcurrency int
+	// AnswerStep, when set, names a tour step of the scenario's lab that asks the class a
+	// question (lab.Step.Answer), such as jitter/3 of the backoff lab: after the changes the
+	// presenter moves the room to it, and every follower answers at once — follower f answers
+	// AnswerValues[f mod len], as a follower of its own anonymous id. The measurement reports
+	// how long the presenter's live tally takes to count every follower, and the server's CPU
+	// meanwhile.
+	AnswerStep   string
+	AnswerValues []string
+}
+
+// AnswersResult is what the followers' answers measured (RoomConfig.AnswerStep).
+type AnswersResult struct {
+	Step     string
+	Answered int           // followers the presenter's tally counted at the end
+	Sent     time.Duration // from the first answer sent to the last
+	Counted  time.Duration // from the first answer sent to the presenter's tally counting every follower
+	Tallies  int64         // tally messages the presenter received meanwhile
+	CPU      CPU
 }
 
 // Check reports what is wrong with the configuration, naming the flag at fault.
@@ -60,6 +78,8 @@ func (c *RoomConfig) Check() error {
 		return fmt.Errorf("-scenario must be a lab URL such as /backoff?clients=50, got %q", c.Scenario)
 	case c.Interval < 0:
 		return errors.New("-interval must not be negative")
+	case c.AnswerStep != "" && len(c.AnswerValues) == 0:
+		return errors.New("-answer-values must name the answers to send (options' IDs or numbers) when -answer-step is set")
 	}
 	_, query, _ := strings.Cut(c.Scenario, "?")
 	if _, err := url.ParseQuery(query); err != nil {
@@ -101,6 +121,7 @@ type RoomResult struct {
 	Busy      int64         // busy replies the followers received
 	Bytes     int64         // bytes of messages the followers received during the changes
 	CPU       CPU           // over the changes
+	Answers   *AnswersResult
 }
 
 // MeasureRoom makes the measurement described by cfg. It returns an error, naming what
@@ -130,9 +151,15 @@ func MeasureRoom(ctx context.Context, cfg RoomConfig) (*RoomResult, error) {
 	m.code = created.Code
 	m.progress("room %s at %s", created.Code, created.URL)
 
+	versions := cfg.Changes + 1 // the first run's, and each change's
+	if cfg.AnswerStep != "" {
+		versions++ // the question's
+	}
 	m.arrivals = make([][][numKinds]time.Time, cfg.Followers)
-	m.complete = make([]chan struct{}, cfg.Changes+1)
-	m.pending = make([]atomic.Int32, cfg.Changes+1)
+	m.conns = make([]*websocket.Conn, cfg.Followers)
+	m.tallied = make(chan struct{})
+	m.complete = make([]chan struct{}, versions)
+	m.pending = make([]atomic.Int32, versions)
 	for v := range m.complete {
 		m.complete[v] = make(chan struct{})
 		m.pending[v].Store(int32(cfg.Followers))
@@ -164,7 +191,7 @@ func MeasureRoom(ctx context.Context, cfg RoomConfig) (*RoomResult, error) {
 	var dialErr atomic.Pointer[error]
 	var dials sync.WaitGroup
 	for i := range cfg.Followers {
-		m.arrivals[i] = make([][numKinds]time.Time, cfg.Changes+1)
+		m.arrivals[i] = make([][numKinds]time.Time, versions)
 		sem <- struct{}{}
 		dials.Go(func() {
 			defer func() { <-sem }()
@@ -175,6 +202,7 @@ func MeasureRoom(ctx context.Context, cfg RoomConfig) (*RoomResult, error) {
 				cancel(err)
 				return
 			}
+			m.conns[i] = c
 			wg.Go(func() { m.follow(ctx, i, c) })
 		})
 	}
@@ -204,7 +232,7 @@ func MeasureRoom(ctx context.Context, cfg RoomConfig) (*RoomResult, error) {
 	// The changes.
 	m.bytes.Store(0)
 	m.busy.Store(0)
-	m.sent = make([]time.Time, cfg.Changes+1)
+	m.sent = make([]time.Time, versions)
 	varyBase := 1000000 * (1 + rand.IntN(900)) // below 1e9, within most parameters' bounds
 	s0, ok0 := tg.scrape(ctx)
 	u0 := usageNow(s0, ok0 == nil)
@@ -230,12 +258,75 @@ func MeasureRoom(ctx context.Context, cfg RoomConfig) (*RoomResult, error) {
 	}
 	s1, ok1 := tg.scrape(ctx)
 	u1 := usageNow(s1, ok1 == nil)
+	var answers *AnswersResult
+	if cfg.AnswerStep != "" {
+		if answers, err = m.answer(ctx, pc, q.Encode()); err != nil {
+			return nil, err
+		}
+	}
 	// Stop the readers before reading what they wrote.
 	cancel(nil)
 	wg.Wait()
 	res := m.result()
-	res.Scenario, res.Connect, res.CPU = created.URL, connect, u1.since(u0)
+	res.Scenario, res.Connect, res.CPU, res.Answers = created.URL, connect, u1.since(u0), answers
 	return res, nil
+}
+
+// answer moves the room to the question (the room's version after the changes), waits until
+// every follower has it, then has every follower answer at once, and times the presenter's
+// tally until it counts them all.
+func (m *measure) answer(ctx context.Context, pc *websocket.Conn, query string) (*AnswersResult, error) {
+	cfg := m.cfg
+	v := cfg.Changes + 1
+	m.sent[v] = time.Now()
+	m.answerStep.Store(&cfg.AnswerStep)
+	if err := m.t.send(ctx, pc, params{Type: "params", ID: int64(v), Query: query, Step: cfg.AnswerStep}); err != nil {
+		return nil, fmt.Errorf("presenter: the question: %w", err)
+	}
+	if err := m.wait(ctx, v, "the question "+cfg.AnswerStep); err != nil {
+		return nil, err
+	}
+	m.progress("every follower has the question %s", cfg.AnswerStep)
+	s0, ok0 := m.t.scrape(ctx)
+	u0 := usageNow(s0, ok0 == nil)
+	m.tallies.Store(0)
+	began := time.Now()
+	m.answersFrom.Store(&began)
+	sem := make(chan struct{}, max(cfg.DialConcurrency, 1))
+	var sends sync.WaitGroup
+	var sendErr atomic.Pointer[error]
+	for f, c := range m.conns {
+		sem <- struct{}{}
+		sends.Go(func() {
+			defer func() { <-sem }()
+			msg := map[string]any{"type": "answer", "id": 1, "step": cfg.AnswerStep, "answer": cfg.AnswerValues[f%len(cfg.AnswerValues)],
+				"who": fmt.Sprintf("loadtest-%s-%08d", m.code, f)}
+			if err := m.t.send(ctx, c, msg); err != nil {
+				err = fmt.Errorf("follower %d: answering: %w", f, err)
+				sendErr.CompareAndSwap(nil, &err)
+			}
+		})
+	}
+	sends.Wait()
+	sent := time.Since(began)
+	if p := sendErr.Load(); p != nil {
+		return nil, m.orCause(ctx, *p)
+	}
+	t := time.NewTimer(cfg.Timeout)
+	defer t.Stop()
+	select {
+	case <-m.tallied:
+	case <-ctx.Done():
+		return nil, m.cause(ctx)
+	case <-t.C:
+		return nil, fmt.Errorf("the presenter's tally counted %d of %d answers after %v", m.answered.Load(), cfg.Followers, cfg.Timeout)
+	}
+	counted := (*m.countedAt.Load()).Sub(began)
+	s1, ok1 := m.t.scrape(ctx)
+	u1 := usageNow(s1, ok1 == nil)
+	m.progress("the presenter's tally counted %d answers %v after the first was sent", cfg.Followers, counted.Round(time.Millisecond))
+	return &AnswersResult{Step: cfg.AnswerStep, Answered: int(m.answered.Load()), Sent: sent, Counted: counted,
+		Tallies: m.tallies.Load(), CPU: u1.since(u0)}, nil
 }
 
 // roomStream is the path of the stream of the room with code.
@@ -312,6 +403,17 @@ type measure struct {
 	bytes    atomic.Int64    // bytes received by the followers
 	busy     atomic.Int64    // busy replies received by the followers
 	printMu  sync.Mutex      // keeps progress lines whole
+
+	// The answers (RoomConfig.AnswerStep): each follower's connection; the question's step once
+	// asked; when the answers began to be sent; the presenter's tally messages and its newest
+	// count; when it counted every follower (tallied closed then).
+	conns       []*websocket.Conn
+	answerStep  atomic.Pointer[string]
+	answersFrom atomic.Pointer[time.Time]
+	tallies     atomic.Int64
+	answered    atomic.Int64
+	countedAt   atomic.Pointer[time.Time]
+	tallied     chan struct{}
 }
 
 func (m *measure) progress(format string, args ...any) {
@@ -447,7 +549,19 @@ func (m *measure) present(ctx context.Context, c *websocket.Conn) {
 			}
 			return
 		}
-		if msg, _ := decode(b); msg.typ == "error" {
+		msg, _ := decode(b)
+		if msg.typ == "answers" {
+			if step := m.answerStep.Load(); step != nil && msg.step == *step && m.answersFrom.Load() != nil {
+				now := time.Now()
+				m.tallies.Add(1)
+				m.answered.Store(int64(msg.answered))
+				if msg.answered >= m.cfg.Followers && m.countedAt.CompareAndSwap(nil, &now) {
+					close(m.tallied)
+				}
+			}
+			continue
+		}
+		if msg.typ == "error" {
 			hint := ""
 			if m.cfg.Vary != "" {
 				hint = fmt.Sprintf(" (is %q a parameter of the lab?)", m.cfg.Vary)

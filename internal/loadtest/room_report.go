@@ -32,4 +32,9 @@ func (r *RoomResult) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "the followers received %.1f kB of messages (uncompressed) during the changes, %.1f kB per follower-change\n",
 		float64(r.Bytes)/1e3, float64(r.Bytes)/1e3/float64(max(1, r.Followers*r.Changes)))
 	r.CPU.writeText(w, "during the changes")
+	if a := r.Answers; a != nil {
+		fmt.Fprintf(w, "\nanswers to %s: %d followers answered at once (sent over %v); the presenter's tally counted all %d %v after the first was sent, in %d tally messages\n",
+			a.Step, r.Followers, a.Sent.Round(time.Millisecond), a.Answered, a.Counted.Round(time.Millisecond), a.Tallies)
+		a.CPU.writeText(w, "while the class answered")
+	}
 }

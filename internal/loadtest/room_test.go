@@ -80,3 +80,28 @@ func TestMeasureRoomErrors(t *testing.T) {
 		t.Error("an ftp base URL is accepted")
 	}
 }
+
+// TestMeasureRoomAnswers: after its changes the room asks a question, every follower answers
+// at once, and the presenter's tally counts every one of them.
+func TestMeasureRoomAnswers(t *testing.T) {
+	srv := server(mustServe(t, 0, free()))
+	res, err := MeasureRoom(context.Background(), RoomConfig{
+		Server: srv, Scenario: "/free?steps=4", Followers: 12, Changes: 1, Interval: time.Millisecond,
+		AnswerStep: "intro/3", AnswerValues: []string{"two", "three"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := res.Answers
+	if a == nil || a.Step != "intro/3" || a.Answered != 12 || a.Counted <= 0 || a.Tallies < 1 {
+		t.Fatalf("answers %+v, want all 12 counted", a)
+	}
+	var out bytes.Buffer
+	res.WriteText(&out)
+	if !strings.Contains(out.String(), "answers to intro/3: 12 followers answered at once") || !strings.Contains(out.String(), "the presenter's tally counted all 12") {
+		t.Errorf("report:\n%s", out.String())
+	}
+	if _, err := MeasureRoom(context.Background(), RoomConfig{Server: srv, Scenario: "/free", Followers: 1, Changes: 1, AnswerStep: "intro/3"}); err == nil || !strings.Contains(err.Error(), "-answer-values") {
+		t.Errorf("an answer step without values: %v", err)
+	}
+}

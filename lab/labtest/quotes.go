@@ -18,8 +18,8 @@ import (
 type Quote struct {
 	// In names the text: "tour:{tour}/{n}" (a step's text, n from 1), "predict:{tour}/{n}"
 	// (its question), "explain:{tour}/{n}" (its explanation, shown after the reveal),
-	// "help:{param}", "note:{i}" (from 0), "chart:{id}" or "table:{id}"
-	// (their help).
+	// "answer:{tour}/{n}" (its declared true answer, lab.Answer.Truth: an option's ID or a
+	// number), "help:{param}", "note:{i}" (from 0), "chart:{id}" or "table:{id}" (their help).
 	In string
 	// Says is the words of the text that state the figure, exactly as written.
 	Says string
@@ -43,12 +43,20 @@ var figure = regexp.MustCompile(`\d+(?:[.,:]\d+)*|(?i)\b(?:twice|half|halves|dou
 // for the scenario's result (each scenario runs once); a quote that measures nothing says why.
 // It also checks that every figure in the text, the question and the explanation of every
 // tour step — digits, or a word such as "twice" or "half" — lies within a quote of that step,
-// so that no tour states a number that no test holds it to.
+// so that no tour states a number that no test holds it to; and that the true answer of every
+// prediction is held to its scenario by an "answer:" quote that measures it (Says the whole
+// truth), so that a changed model that moves the answer fails here, not in front of a class.
 func CheckQuotes(t *testing.T, l *lab.Lab, quotes []Quote) {
 	t.Helper()
 	results := map[string]*lab.Result{}
 	covered := map[string][][2]int{} // text name → spans of its quotes
+	answered := map[string]bool{}    // predictions whose truth a quote measures
 	for _, q := range quotes {
+		if strings.HasPrefix(q.In, "answer:") && q.Measure != nil {
+			if text, _, err := quoteText(l, q.In); err == nil && text == q.Says {
+				answered[q.In] = true
+			}
+		}
 		text, scenario, err := quoteText(l, q.In)
 		if err != nil {
 			t.Errorf("quote %q: %v", q.Says, err)
@@ -87,6 +95,9 @@ func CheckQuotes(t *testing.T, l *lab.Lab, quotes []Quote) {
 	}
 	for _, tour := range l.Tours {
 		for i, s := range tour.Steps {
+			if in := fmt.Sprintf("answer:%s/%d", tour.Name, i+1); s.Predicts() && !answered[in] {
+				t.Errorf("%s: no quote measures the prediction's true answer (Says the whole Truth, with a Measure)", in)
+			}
 			for kind, text := range map[string]string{"tour": s.Text, "predict": s.Question, "explain": s.Explanation} {
 				in := fmt.Sprintf("%s:%s/%d", kind, tour.Name, i+1)
 				for _, m := range figure.FindAllStringIndex(text, -1) {
@@ -122,7 +133,7 @@ func mustParse(tb testing.TB, l *lab.Lab, query string) param.Values {
 func quoteText(l *lab.Lab, in string) (text, scenario string, err error) {
 	kind, name, _ := strings.Cut(in, ":")
 	switch kind {
-	case "tour", "predict", "explain":
+	case "tour", "predict", "explain", "answer":
 		tour, n, ok := l.FindStep(name)
 		if !ok {
 			return "", "", fmt.Errorf("no tour step %q", name)
@@ -137,6 +148,11 @@ func quoteText(l *lab.Lab, in string) (text, scenario string, err error) {
 			return s.Question, u.RawQuery, nil
 		case "explain":
 			return s.Explanation, u.RawQuery, nil
+		case "answer":
+			if s.Answer == nil {
+				return "", "", fmt.Errorf("step %q declares no answer", name)
+			}
+			return s.Answer.Truth, u.RawQuery, nil
 		}
 		return s.Text, u.RawQuery, nil
 	case "help":
@@ -176,4 +192,20 @@ func Thousands(n int64) string {
 		s = "-" + s
 	}
 	return s
+}
+
+// AnswerOf returns x written as the answer space of l's prediction step ("{tour}/{n}") writes
+// it (lab.Answer.Value: on its scale's grid), for the Measure of an "answer:" quote; a figure
+// off the scale is returned as measured, and fails the quote.
+func AnswerOf(tb testing.TB, l *lab.Lab, step string, x float64) string {
+	tb.Helper()
+	t, n, ok := l.FindStep(step)
+	if !ok || t.Steps[n-1].Answer == nil {
+		tb.Fatalf("no prediction step %q", step)
+	}
+	s := strconv.FormatFloat(x, 'g', -1, 64)
+	if v, ok := t.Steps[n-1].Answer.Value(s); ok {
+		return v
+	}
+	return s + " (off the answer's scale)"
 }

@@ -15,6 +15,7 @@ var tours = []lab.Tour{{
 		Explanation: "No. Clients that collided back off by the same doubling schedule, so they come back together: " +
 			"the writes over time arrive in clusters at the same moments, with silence between them. Backing off lowers how often " +
 			"each client tries, not how many try at once.",
+		Answer: &lab.Answer{Options: []lab.Choice{{ID: "spread", Label: "They spread out over time"}, {ID: "cluster", Label: "They come back in clusters"}}, Truth: "cluster"},
 	}, {
 		Title: "Full jitter",
 		URL:   "/backoff?strategies=exponential,full",
@@ -31,6 +32,7 @@ var tours = []lab.Tour{{
 		Explanation: "Full and equal jitter need the least (795 and 811 writes at 100 clients), decorrelated jitter a little " +
 			"more (1,004), plain exponential backoff 1,855 and no backoff 2,421. Without jitter the work climbs steeply as the " +
 			"clients grow.",
+		Answer: &lab.Answer{Options: []lab.Choice{{ID: "full", Label: "Full jitter"}, {ID: "equal", Label: "Equal jitter"}, {ID: "decorrelated", Label: "Decorrelated jitter"}}, Truth: "full"},
 	}, {
 		Title: "Time to finish",
 		URL:   "/backoff?strategies=exponential,full,equal,decorrelated",

@@ -91,5 +91,5 @@ var quotes = []labtest.Quote{
 // figure of every tour step to a quote.
 func TestQuotes(t *testing.T) {
 	heavy.Test(t)
-	labtest.CheckQuotes(t, Lab(), append(quotes, sweepQuotes...))
+	labtest.CheckQuotes(t, Lab(), append(append(quotes, sweepQuotes...), answerQuotes...))
 }

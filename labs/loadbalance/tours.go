@@ -14,6 +14,7 @@ var tours = []lab.Tour{{
 		Question: "300 clients each pick 90 of 300 backends at random. How uneven will the connections per backend be?",
 		Explanation: "Each client shuffles the backends and keeps the first 90. The connections per backend " +
 			"are far from equal: from 66 to 116 around a mean of 90.",
+		Answer: &lab.Answer{Unit: "connections to the busiest backend", Min: 90, Max: 190, Step: 1, Truth: "116"},
 	}, {
 		Title: "Random subsets of 10%",
 		URL:   "/loadbalance",
@@ -45,6 +46,7 @@ var tours = []lab.Tour{{
 		Question: "Simple round robin sends every backend the same number of requests. Will the backends be equally busy?",
 		Explanation: "No: queries differ in cost and machines in speed, so the busiest backend works 2.80 times as hard as " +
 			"the idlest (the chapter saw up to twice), and 40.3% of the CPU is wasted waiting for it.",
+		Answer: &lab.Answer{Unit: "times the idlest backend's CPU, for the busiest", Min: 1, Max: 3, Step: 0.01, Truth: "2.80"},
 	}, {
 		Title: "Least-loaded and weighted round robin",
 		URL:   "/loadbalance?clients=50&backends=50&subset=5&subsetting=deterministic&cost_spread=1000&machine_spread=2&duration=30s",
@@ -61,6 +63,7 @@ var tours = []lab.Tour{{
 			"sends 303: a sinkhole. Weighted round robin counts the errors it reports against it and sends it 45. Tick “Count errors as " +
 			"active” (Advanced) and least-loaded sends it 124. It shows here because each client has about 4 requests in flight over " +
 			"subsets of 5; at the default subsets of 30 most backends look idle to a client anyway.",
+		Answer: &lab.Answer{Options: []lab.Choice{{ID: "round_robin", Label: "Round robin"}, {ID: "least_loaded", Label: "Least-loaded round robin"}, {ID: "weighted", Label: "Weighted round robin"}}, Truth: "least_loaded"},
 	}, {
 		Title: "Lame duck or abrupt stop",
 		URL:   "/loadbalance?clients=100&backends=100&subset=10&subsetting=deterministic&duration=40s&event=lame_duck&event_share=0.2",

@@ -16,6 +16,7 @@ var tours = []lab.Tour{{
 		Explanation: "The grey line is the exact number of admitted calls in the last minute; the dashed one is what the fixed window counts. " +
 			"It drops to zero at every minute mark and climbs again, so right after a boundary it admits calls the exact window " +
 			"would refuse: up to 113 in one minute. The sliding log, which keeps every call's time, is the exact count itself.",
+		Answer: &lab.Answer{Options: []lab.Choice{{ID: "zero", Label: "It drops to zero, then climbs again"}, {ID: "carries", Label: "It carries on from the minute before"}, {ID: "halves", Label: "It halves"}}, Truth: "zero"},
 	}, {
 		Title: "A full limit on each side of a boundary",
 		URL:   "/ratelimit?algorithms=fixed_window,sliding_log,sliding_window&limit=100&window=1m&traffic=boundary&load=1&duration=5m",
@@ -32,6 +33,7 @@ var tours = []lab.Tour{{
 		Explanation: "Close. The dashed line now follows the grey one, a little above or below it, with no drop at the minute marks: " +
 			"its estimate is off by 2.6% of the limit on average, the fixed window's by 32.7%, " +
 			"with two counters and two increments per call, as Cloudflare and HAProxy do it.",
+		Answer: &lab.Answer{Unit: "% of the limit, off on average", Min: 0, Max: 20, Step: 0.1, Truth: "2.6"},
 	}, {
 		Title: "Five 15-second windows",
 		URL:   "/ratelimit?algorithms=sliding_window,subwindows&limit=100&window=1m&duration=5m",
@@ -46,6 +48,7 @@ var tours = []lab.Tour{{
 		Question: "A token bucket refills 100 tokens a minute and holds at most 100. How many calls can it admit in its first minute?",
 		Explanation: "It starts full, so it admits its 100 tokens at once and then the refill: 199 in one minute, " +
 			"nearly twice the limit. GCRA, which keeps one timestamp instead of a count and a time, admits exactly the same calls.",
+		Answer: &lab.Answer{Unit: "calls in one minute, at most", Min: 100, Max: 300, Step: 1, Truth: "199"},
 	}},
 }, {
 	Name:  "distributed",
@@ -64,6 +67,7 @@ var tours = []lab.Tour{{
 		Question: "Without atomicity, instances read the state, decide, and write it back. How much more will they admit?",
 		Explanation: "Calls whose round trips overlap decide on the same state and the last write wins, so most increments are lost: " +
 			"the store's count (dashed) stays far below the exact count (grey), and all 11,937 calls are admitted, up to 247 in one second.",
+		Answer: &lab.Answer{Unit: "calls admitted in one second, at most (the limit: 100)", Min: 100, Max: 300, Step: 1, Truth: "247"},
 	}, {
 		Title: "Increments only",
 		URL:   "/ratelimit?algorithms=fixed_window,sliding_log,subwindows&limit=100&load=2&duration=1m&instances=4&store=incr&store_latency=20ms",

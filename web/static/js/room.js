@@ -18,6 +18,7 @@ import { decode, encode, canonical } from "./params.js";
 import { paramValue } from "./format.js";
 import { el } from "./dom.js";
 import { readFragment, setFragment } from "./fragment.js";
+import { ClassAnswers } from "./answers.js";
 
 // keyName is where a tab keeps a room's presenter key.
 const keyName = (code) => `playground-room-key:${code}`;
@@ -73,6 +74,7 @@ class RoomStream {
     this.queued = false;
     this.onRoom = () => {};
     this.stepOf = () => "";
+    this.answers = null; // the class's answers to the step on show (answers.js)
     this.stream = new Stream(state, results, {
       requests: false,
       events: lab,
@@ -85,7 +87,10 @@ class RoomStream {
         this.presenting = false; // a new connection presents again
         return true;
       },
-      onOpen: (ws) => { if (this.key) ws.send(JSON.stringify({ type: "present", key: this.key })); },
+      onOpen: (ws) => {
+        this.answers?.onOpen();
+        if (this.key) ws.send(JSON.stringify({ type: "present", key: this.key }));
+      },
       onClose: (e) => this.closed(e),
       onMessage: (m) => this.message(m),
     });
@@ -185,8 +190,10 @@ class RoomStream {
       // (and a tour step the page was on when it opened the room).
       if (confirmed && this.query !== null && this.dirty) this.send(this.query);
       this.onRoom("room");
+      this.answers?.onRoom(r);
       return true;
     }
+    if (this.answers?.onMessage(m)) return true;
     if (m.type === "error" && m.param === "key") {
       this.key = "";
       this.onRoom("badkey");
@@ -277,6 +284,9 @@ export function wireRoom(state, stream, results, tour) {
     room.query = encode(spec, state.scenario);
     room.stepOf = () => (tour ? tour.current() : "");
     room.onRoom = (what) => update(what);
+    room.answers = new ClassAnswers(spec, room, state);
+    if (tour) tour.extra = () => room.answers.box;
+    state.on("reveal", () => room.answers.render());
     // The presenter's reveal is the room's; a follower reveals for itself only if allowed.
     state.on("reveal", () => { if (room.presenting) room.changed(); });
     if (tour) tour.canReveal = () => !state.view.following || !!room.room?.reveal_open;
@@ -298,6 +308,11 @@ export function wireRoom(state, stream, results, tour) {
     }, true);
     // Someone who is to follow shows the room's scenario without driving it from the start.
     if (!key) state.setFollowing(true);
+    // A page left for another stays in the back-forward cache with its socket open, and would
+    // be counted in the room (and its answers' "present") until the page is dropped: it
+    // leaves the room as it is hidden, and rejoins if it is shown again.
+    addEventListener("pagehide", (e) => { if (e.persisted) room.close(); });
+    addEventListener("pageshow", (e) => { if (e.persisted && !room.over && !room.detached) room.reopen(); });
     bar.hidden = false;
     render();
     room.connect();

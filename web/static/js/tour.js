@@ -25,6 +25,8 @@ export function wireTour(state) {
     // canReveal: whether this page may reveal a step's answer itself (a room's follower may
     // not, unless its presenter allows it); refresh shows a change of it.
     canReveal: () => true,
+    // extra: what a room shows under a step's question (the class's answers), or null.
+    extra: () => null,
     refresh: () => render(),
     // The step on show is the address's (Back may have changed it a moment before this page
     // hears of it).
@@ -148,6 +150,8 @@ export function wireTour(state) {
         kids.push(el("p", { class: "tour-hidden" }, "The charts, the tables and the answer are hidden until you reveal them."),
           btn("tour-reveal", "Reveal", "Reveal the answer", () => state.setRevealed(true), false));
       } else if (!revealed) kids.push(el("p", { class: "tour-hidden" }, "The charts, the tables and the answer are hidden until the presenter reveals them.")); else kids.push(el("p", { class: "tour-explanation", tabindex: "-1" }, el("strong", {}, "Answer: "), s.explanation));
+      const extra = api.extra();
+      if (extra) kids.push(extra);
     }
     kids.push(el("div", { class: "tour-nav" },
       btn("tour-prev", "Previous", "Previous step", () => step(-1), locked() || cur.n === 1),
