@@ -12,7 +12,7 @@ import (
 
 // CheckView runs the scenarios of the URL queries on l and checks that its runs fill its view
 // (every lab's golden test calls it): every series of every update names a chart of the view,
-// and every band a series of its chart; every chart gets a series and every table its summary
+// every band a series of its chart, and every series of a Bars chart its bars' width; every chart gets a series and every table its summary
 // entry, of the layout it declares, in at least one of the runs; every column names a field
 // of the rows. A view that compiles and passes [lab.View.Check] can still be out of step with
 // what the lab computes: a chart renamed on one side only, a summary field dropped. The page
@@ -49,8 +49,10 @@ func viewProblems(v lab.View, runs []run) []string {
 	var out []string
 	bad := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
 	charts := map[string]bool{}
+	bars := map[string]bool{}
 	for _, c := range v.Charts {
 		charts[c.ID] = false
+		bars[c.ID] = c.Kind == lab.Bars
 	}
 	reported := map[string]bool{}
 	for _, r := range runs {
@@ -73,6 +75,12 @@ func viewProblems(v lab.View, runs []run) []string {
 					continue
 				}
 				charts[c] = true
+				if bars[c] && s.Of == "" && !(s.Width > 0) && !reported[s.Name] {
+					// A bar's width is its bin's: without it, a histogram of one bin would be
+					// drawn as wide as the axis.
+					bad("%s: series %q of histogram %q declares no bar width (lab.Series.Width)", r.Result.URL, s.Name, c)
+					reported[s.Name] = true
+				}
 				if s.Of != "" && chartOf[s.Of] != c && !reported[s.Name] {
 					bad("%s: band %q bounds %q, which is no series of chart %q", r.Result.URL, s.Name, s.Of, c)
 					reported[s.Name] = true

@@ -11,7 +11,7 @@ import (
 // step with its view, and passes the gated lab's own runs.
 func TestViewProblems(t *testing.T) {
 	view := lab.View{
-		Charts: []lab.Chart{{ID: "points"}, {ID: "other"}},
+		Charts: []lab.Chart{{ID: "points"}, {ID: "other"}, {ID: "hist", Kind: lab.Bars}},
 		Tables: []lab.Table{
 			{ID: "m", Key: "byname", Rows: lab.MapRows, Columns: []lab.Column{{Field: "", Label: "name"}, {Field: "n", Label: "n"}}},
 			{ID: "l", Key: "list", Rows: lab.ListRows, Columns: []lab.Column{{Field: "step", Label: "step"}}},
@@ -23,6 +23,7 @@ func TestViewProblems(t *testing.T) {
 				{Name: "p", Chart: "points", X: []float64{1}, Y: []float64{1}},
 				{Name: "p lo", Chart: "points", Of: "p", Bound: "lo", X: []float64{1}, Y: []float64{0}},
 				{Name: "o", Chart: "other"},
+				{Name: "h", Chart: "hist", X: []float64{0}, Y: []float64{3}, Width: 5},
 			}}, {Series: []lab.Series{{Name: "p", Append: true, X: []float64{2}, Y: []float64{2}}}}},
 			Result: &lab.Result{URL: "/x", Summary: map[string]any{
 				"byname": map[string]map[string]float64{"a": {"n": 1}},
@@ -40,7 +41,8 @@ func TestViewProblems(t *testing.T) {
 		edit       func(*run)
 	}{
 		{"series of a missing chart", `names chart "nope", which the view lacks`, func(r *run) { r.Updates[0].Series[2].Chart = "nope" }},
-		{"chart without series", `chart "other" gets no series`, func(r *run) { r.Updates[0].Series = r.Updates[0].Series[:2] }},
+		{"chart without series", `chart "other" gets no series`, func(r *run) { r.Updates[0].Series = append(r.Updates[0].Series[:2], r.Updates[0].Series[3]) }},
+		{"histogram without bar width", `series "h" of histogram "hist" declares no bar width`, func(r *run) { r.Updates[0].Series[3].Width = 0 }},
 		{"band of a missing series", `band "p lo" bounds "q"`, func(r *run) { r.Updates[0].Series[1].Of = "q" }},
 		{"missing summary key", `summary key "list" is in none`, func(r *run) { delete(r.Result.Summary, "list") }},
 		{"missing field", `shows field "n", which no row has`, func(r *run) {

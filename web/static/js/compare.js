@@ -17,7 +17,7 @@ import { Stream } from "./stream.js";
 import { Results } from "./results.js";
 import { wireControls } from "./controls.js";
 import { wireHistory } from "./history.js";
-import { Renderer, plotHeight, commonBins, extent, axes, sweepOffNote } from "./render.js";
+import { Renderer, plotHeight, commonBins, extent, axes, sweepOffNote, axisGroups } from "./render.js";
 
 const B_DASH = [7, 4];
 
@@ -187,11 +187,28 @@ function drawChart(chart, a, b, final) {
     const st = style(s, list);
     return { ...s, colour: st.colour, dash: s.side === "B" ? B_DASH : s.style === "dashed" ? [2, 3] : [] };
   });
-  // Histograms of A and B at one bin width, so that equal bars mean equal counts.
+  // Histograms of A and B at one bin width, so that equal bars mean equal counts — unless one
+  // axis would squeeze one of them into a sliver (render.js axisGroups): then each is drawn on
+  // its own axis, at its own bins.
   let per = "";
-  if (bars) ({ series, per } = commonBins(series, chart.x_unit));
+  const sides2 = ["A", "B"].map((side) => series.filter((s) => s.side === side));
+  const group = bars || chart.split ? axisGroups(chart, sides2.map((ss) => extent(chart, ss))) : [0, 0];
+  const apart = group[0] !== group[1];
+  const perSide = { A: "", B: "" };
+  if (bars && !apart) ({ series, per } = commonBins(series, chart.x_unit));
+  if (bars && apart) {
+    series = ["A", "B"].flatMap((side) => {
+      const b = commonBins(series.filter((s) => s.side === side), chart.x_unit);
+      perSide[side] = b.per;
+      return b.series;
+    });
+  }
   const ext = extent(chart, series);
   const range = ext.x ? axes(chart, ext) : { x: [0, 1], y: [0, 1] };
+  const rangeOf = apart ? Object.fromEntries(["A", "B"].map((side) => {
+    const e = extent(chart, series.filter((s) => s.side === side));
+    return [side, e.x ? axes(chart, e) : range];
+  })) : { A: range, B: range };
   const seen = new Map();
   for (const s of series) if (!seen.has(s.label || s.name)) seen.set(s.label || s.name, { label: label(s.label || s.name), colour: s.colour, dash: s.dash });
   const items = [...seen.values()].map((it) => ({ ...it, dash: bars ? [] : it.dash }));
@@ -215,9 +232,11 @@ function drawChart(chart, a, b, final) {
     const groupOf = (s) => (chart.split ? s.group || s.label || s.name : "");
     const groups = [...new Set(series.filter((s) => s.group !== "*").map(groupOf))];
     groups.sort((x, y) => style({ label: x }, []).index - style({ label: y }, []).index);
+    const perOf = (side) => (apart ? perSide[side] : per);
     panels = groups.flatMap((g) => ["A", "B"].map((side) => ({
       key: side + "\u0000" + g,
-      title: chart.split ? `${side}: ${label(g)}` + (per ? ` (${chart.y_label} per ${per})` : "") : undefined,
+      side,
+      title: chart.split || apart ? `${side}: ${label(g)}` + (perOf(side) ? ` (${chart.y_label} per ${perOf(side)})` : "") : undefined,
       series: named(series.filter((s) => s.side === side && (groupOf(s) === g || s.group === "*"))),
     })));
     columns = 2;
@@ -227,18 +246,21 @@ function drawChart(chart, a, b, final) {
   renderer.draw(chart, box, {
     panels,
     columns,
-    range: () => range,
+    range: (pi) => (panels[pi].side ? rangeOf[panels[pi].side] : range),
     width,
     height: plotHeight(chart, panels.length / columns, { compare: true }),
     title,
     yUnit: per ? `${chart.y_label} per ${per}` : chart.y_label,
-    yLabel: chart.split ? "" : per ? `${chart.y_label} per ${per}` : chart.y_label, // small multiples: in their titles
+    yLabel: chart.split || apart ? "" : per ? `${chart.y_label} per ${per}` : chart.y_label, // small multiples: in their titles
     mark: null,
     describe: final,
     lineLabels: false,
     points: false,
   });
-  for (const p of panels) probe.plots.push({ chart: chart.id, series: p.series.map((s) => s.name), x: range.x, y: range.y, per });
+  for (const p of panels) {
+    const r = p.side ? rangeOf[p.side] : range;
+    probe.plots.push({ chart: chart.id, series: p.series.map((s) => s.name), x: r.x, y: r.y, per: p.side && apart ? perSide[p.side] : per });
+  }
 }
 
 // Both scenarios as the server rendered them; each stream sends its own once connected.

@@ -43,7 +43,8 @@ export function durationUnit(max) {
   if (a < 2000) return { name: "ms", per: 1 };
   if (a < 120000) return { name: "s", per: 1e3 };
   if (a < 7200000) return { name: "min", per: 6e4 };
-  return { name: "h", per: 3.6e6 };
+  if (a < 172800000) return { name: "h", per: 3.6e6 };
+  return { name: "d", per: 864e5 };
 }
 
 // percent writes a percentage with digits decimals, adding decimals rather than rounding a

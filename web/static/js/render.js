@@ -10,8 +10,12 @@ import { ink } from "./palette.js";
 
 const FONT_FAMILY = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 // Tick steps for duration axes (milliseconds): whole seconds, minutes and hours.
+// Past a day, whole days, weeks and then 1-2-5 multiples of 100 days: a week-long run, or a
+// histogram running to days at a cap of hours, keeps its tick labels.
+const DAY = 864e5;
 const MS_INCRS = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 250, 500,
-  1e3, 2e3, 5e3, 1e4, 15e3, 3e4, 6e4, 12e4, 3e5, 6e5, 9e5, 18e5, 36e5, 72e5, 108e5, 216e5, 432e5, 864e5];
+  1e3, 2e3, 5e3, 1e4, 15e3, 3e4, 6e4, 12e4, 3e5, 6e5, 9e5, 18e5, 36e5, 72e5, 108e5, 216e5, 432e5, DAY,
+  2 * DAY, 7 * DAY, 14 * DAY, 28 * DAY, 56 * DAY, ...[1, 2, 5, 10, 20, 50, 100, 200, 500].map((k) => k * 100 * DAY)];
 const INT_INCRS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1e3, 2e3, 2500, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6];
 // Units (lab.Unit) that are durations, in milliseconds.
 const TIME_UNITS = { "µs": 1e-3, ms: 1, s: 1e3 };
@@ -82,8 +86,9 @@ function xAxisHeight(shown, z) {
   return shown ? Math.round(X_AXIS.size * z) + Math.round(X_AXIS.label * z) : X_STUB;
 }
 
-// binWidth is a histogram series' bin width (its x step).
-export function binWidth(s) { return s.x.length >= 2 ? s.x[1] - s.x[0] : 0; }
+// binWidth is a histogram series' bin width: the one it declares (lab.Series.Width), else its
+// x step.
+export function binWidth(s) { return s.width > 0 ? s.width : s.x.length >= 2 ? s.x[1] - s.x[0] : 0; }
 
 // commonBins brings histograms to one bin width, so that bars of equal height mean the same
 // count: the widest, when every other divides it (the bins add up exactly), else counts per
@@ -117,7 +122,7 @@ function rebin(s, W) {
     if (x.length && x[x.length - 1] === b) y[y.length - 1] += s.y[i] || 0;
     else { x.push(b); y.push(s.y[i] || 0); }
   }
-  const out = { ...s, x, y: y.map((v) => Number(v.toPrecision(6))) };
+  const out = { ...s, x, y: y.map((v) => Number(v.toPrecision(6))), width: W };
   rebinned.set(s, { W, n: s.x.length, out });
   return out;
 }
@@ -126,7 +131,7 @@ function rebin(s, W) {
 function density(s, one) {
   const w = binWidth(s);
   if (!w) return s;
-  return { ...s, y: s.y.map((v) => (v == null ? v : Number(((v * one) / w).toPrecision(6)))) };
+  return { ...s, y: s.y.map((v) => (v == null ? v : Number(((v * one) / w).toPrecision(6)))), width: w };
 }
 
 // extent is the box that holds series (and their bands): bars take their bin's width.
@@ -155,6 +160,44 @@ export function extent(chart, series, bands = []) {
   if (x0 === x1) { x0 -= 1; x1 += 1; }
   if (y0 === y1) { y1 = y0 === 0 ? 1 : y0 * 1.1; }
   return { x: [x0, x1], y: [y0, y1 * (chart.log_y ? 1 : 1.05)] };
+}
+
+// SQUEEZE is how much of a shared axis a small multiple's data must fill at least (1/SQUEEZE):
+// a panel whose data one axis would squeeze further (a strategy done in 2 s beside one that
+// runs for an hour) is drawn on an axis of its own, with the panels like it.
+export const SQUEEZE = 4;
+
+// axisGroups sorts the panels of a small multiple (their extents) into groups that share an x
+// axis: each panel's data fills at least 1/SQUEEZE of its group's axis. It returns each panel's
+// group, numbered in the panels' order; panels without data join the first group. On a log
+// axis every panel shares one.
+export function axisGroups(chart, exts) {
+  const out = exts.map(() => -1);
+  const span = (e) => e.x[1] - e.x[0];
+  const order = exts.map((e, i) => i).filter((i) => exts[i].x);
+  if (chart.log_x) return exts.map(() => 0);
+  order.sort((a, b) => span(exts[b]) - span(exts[a]) || a - b);
+  const groups = []; // {members, x}
+  for (const i of order) {
+    const e = exts[i];
+    const fits = (g) => {
+      const x = [Math.min(g.x[0], e.x[0]), Math.max(g.x[1], e.x[1])];
+      return [...g.members, i].every((m) => span(exts[m]) * SQUEEZE >= x[1] - x[0]);
+    };
+    let g = groups.find(fits);
+    if (!g) groups.push((g = { members: [], x: [...e.x] }));
+    g.members.push(i);
+    g.x = [Math.min(g.x[0], e.x[0]), Math.max(g.x[1], e.x[1])];
+  }
+  // Number the groups in the order their first panel comes.
+  const number = new Map();
+  for (const [gi, g] of groups.entries()) for (const m of g.members) out[m] = gi;
+  const first = out.find((g) => g >= 0) ?? 0;
+  return out.map((g) => {
+    const k = g < 0 ? first : g;
+    if (!number.has(k)) number.set(k, number.size);
+    return number.get(k);
+  });
 }
 
 // merge is the box that holds every extent.
@@ -200,12 +243,15 @@ export class Renderer {
   //   yLabel   the y axis's label (single charts), mark: {value, text} or null
   //   describe whether to write the text summaries now (final numbers), else only the first time
   //   lineLabels, points: direct labels at the lines' ends; points on short lines
+  //   xAxis    (panel index) → whether the panel carries its x axis's ticks and label (default:
+  //            when no panel lies below it)
   draw(chart, box, m) {
     const keep = new Set();
+    const xAxis = m.xAxis || ((pi) => pi + m.columns >= m.panels.length);
     m.panels.forEach((panel, pi) => {
       const key = chart.id + "\u0000" + panel.key;
       keep.add(key);
-      this.panel(chart, box, key, panel, pi + m.columns >= m.panels.length, m, pi); // no panel below it: the x axis
+      this.panel(chart, box, key, panel, xAxis(pi), m, pi);
     });
     for (const [key, p] of this.plots) {
       if (key.startsWith(chart.id + "\u0000") && !keep.has(key)) {
@@ -247,7 +293,7 @@ export class Renderer {
       this.plots.delete(key);
       p = null;
     }
-    const ctx = { r: m.range(pi), mark: m.mark };
+    const ctx = { r: m.range(pi), mark: m.mark, widths: series.map(binWidth) };
     if (!p) {
       const holder = document.createElement("div");
       holder.className = "plot";
@@ -267,7 +313,7 @@ export class Renderer {
       this.plots.set(key, p);
     } else {
       const resized = p.u.width !== m.width || p.u.height !== height;
-      if (resized || !sameRange(p.ctx.r, ctx.r) || !sameMark(p.ctx.mark, ctx.mark) || !sameData(p.data, data)) {
+      if (resized || !sameRange(p.ctx.r, ctx.r) || !sameMark(p.ctx.mark, ctx.mark) || !sameX(p.ctx.widths, ctx.widths) || !sameData(p.data, data)) {
         Object.assign(p.ctx, ctx);
         if (resized) p.u.setSize({ width: m.width, height });
         p.u.setData(data);
@@ -297,7 +343,7 @@ export class Renderer {
         dash: bars ? undefined : s.dash,
         spanGaps: true,
         // Histograms of whole values (IntX) centre each bar on its value; others start it there.
-        paths: bars ? uPlot.paths.bars({ size: [1, Infinity], align: chart.int_x ? 0 : 1, gap: 0 }) : chart.kind === "steps" ? uPlot.paths.stepped({ align: 1 }) : undefined,
+        paths: bars ? barsPath(ctx, !!chart.int_x) : chart.kind === "steps" ? uPlot.paths.stepped({ align: 1 }) : undefined,
         points: { show: !bars && !!m.points, size: 5 * zf, fill: s.colour, filter: (u, si, show) => (show && u.data[0].length <= 40 ? null : []) },
       });
     }
@@ -369,6 +415,30 @@ export class Renderer {
     this.plots.clear();
     for (const el of document.querySelectorAll(".chart .legend")) delete el.dataset.sig;
   }
+}
+
+// barsPath draws a histogram's points as bars exactly as wide as their bins (ctx.widths, by
+// series, in x's unit): from x to x + width, or centred on x for whole values. A histogram of
+// one bin is one narrow bar, never a block across the axis (as bars sized by the spacing of
+// their points would be).
+function barsPath(ctx, centred) {
+  return (u, si, i0, i1) => {
+    const xs = u.data[0], ys = u.data[si];
+    const fallback = xs.length >= 2 ? Math.min(...xs.slice(1).map((x, i) => x - xs[i]).filter((d) => d > 0)) : 1;
+    const w = ctx.widths?.[si - 1] > 0 ? ctx.widths[si - 1] : isFinite(fallback) ? fallback : 1;
+    const path = new Path2D();
+    const { min, max } = u.scales.y;
+    const base = u.valToPos(Math.min(Math.max(0, min), max), "y", true);
+    for (let i = i0; i <= i1; i++) {
+      const y = ys[i];
+      if (y == null || !isFinite(y)) continue;
+      const from = centred ? xs[i] - w / 2 : xs[i];
+      const l = u.valToPos(from, "x", true), r = u.valToPos(from + w, "x", true);
+      const top = u.valToPos(y, "y", true);
+      path.rect(l, Math.min(top, base), Math.max(r - l, 1), Math.abs(base - top));
+    }
+    return { stroke: path, fill: path, clip: null, band: null, gaps: null, flags: 0 };
+  };
 }
 
 function sameX(a, b) {
