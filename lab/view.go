@@ -22,7 +22,10 @@ type View struct {
 	// Key names the list or enum parameter whose options are the things the lab compares
 	// (strategies, algorithms, policies): series whose Label is one of its options take that
 	// option's colour, dash and place, the same for every viewer, and map tables list their
-	// rows in its order. Other series take the remaining styles in order.
+	// rows in its order. A chart whose series are labelled by another parameter's options
+	// names it (Chart.Key); each option of every such parameter has a place of its own
+	// ([View.Places]), so that a series keeps one style on every chart. Other series take the
+	// styles after them in order.
 	Key string `json:"key,omitempty"`
 
 	// Headline names the charts shown first, beside the main controls.
@@ -81,6 +84,10 @@ type Chart struct {
 	YUnit     Unit   `json:"y_unit,omitempty"`
 	Help      string `json:"help,omitempty"` // a sentence under the title
 
+	// Key names the enum or list parameter whose options label the chart's series when it is
+	// not the view's Key (subsetting algorithms on a lab that compares policies, say).
+	Key string `json:"key,omitempty"`
+
 	// Needs names an IntRange parameter (a sweep) whose points are the chart's x: while it is
 	// off the chart has nothing to draw, and the page says so in the chart's box, with a
 	// button that turns the parameter on with its Spec.On range.
@@ -115,6 +122,37 @@ type Column struct {
 	Label  string `json:"label"`
 	Digits int    `json:"digits"`
 	Unit   Unit   `json:"unit,omitempty"`
+}
+
+// Places returns the style place of every option of the parameters whose options label
+// series (the view's Key, then each chart's Key in chart order), by parameter and option: the
+// view key's options take places 0, 1, 2… in their declared order, each other parameter's the
+// places after. A label names the same thing, and is drawn alike, on every chart of the lab;
+// two options of one chart's parameter never share a place. (The page draws place i in the
+// palette's style i: web.Palette.Styles.)
+func (v View) Places(params param.Set) map[string]map[string]int {
+	out := map[string]map[string]int{}
+	n := 0
+	add := func(name string) {
+		sp, ok := params.Lookup(name)
+		if !ok || out[name] != nil {
+			return
+		}
+		out[name] = map[string]int{}
+		for _, o := range sp.Options {
+			out[name][o] = n
+			n++
+		}
+	}
+	if v.Key != "" {
+		add(v.Key)
+	}
+	for _, c := range v.Charts {
+		if c.Key != "" {
+			add(c.Key)
+		}
+	}
+	return out
 }
 
 // titleParam matches a parameter named in a title: "{clients}".
@@ -170,6 +208,11 @@ func (v View) Check(params param.Set) error {
 		unique(what, c.ID, charts)
 		if !slices.Contains([]ChartKind{"", Lines, Steps, Bars}, c.Kind) {
 			bad("%s: unknown kind %q", what, c.Kind)
+		}
+		if c.Key != "" {
+			if sp, ok := params.Lookup(c.Key); !ok || (sp.Kind != param.Enum && sp.Kind != param.EnumList) {
+				bad("%s: key %q is no enum or list parameter", what, c.Key)
+			}
 		}
 		if c.Mark != "" {
 			if sp, ok := params.Lookup(c.Mark); !ok || (sp.Kind != param.Int && sp.Kind != param.Float && sp.Kind != param.Duration) {

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"io/fs"
 	"math"
 	"regexp"
@@ -179,4 +180,31 @@ func contrastOn(a, b string) float64 {
 		x, y = y, x
 	}
 	return (x + 0.05) / (y + 0.05)
+}
+
+// TestStylesDistinct: the first colours × dashes places of Styles differ pairwise in colour or
+// in dash, light and dark, and the dashes differ pairwise in pattern and in name.
+func TestStylesDistinct(t *testing.T) {
+	n := len(Palette.Light) * len(Palette.Dashes)
+	if n < 16 {
+		t.Fatalf("%d distinct styles, want at least 16", n)
+	}
+	styles := Styles(n)
+	seen := map[string]int{}
+	for i, s := range styles {
+		for _, colour := range []string{s.Light, "dark " + s.Dark} {
+			k := fmt.Sprint(colour, s.Dash)
+			if j, ok := seen[k]; ok && j != i {
+				t.Errorf("places %d and %d are both %s", j, i, k)
+			}
+			seen[k] = i
+		}
+	}
+	for i := range Palette.Dashes {
+		for j := i + 1; j < len(Palette.Dashes); j++ {
+			if slices.Equal(Palette.Dashes[i], Palette.Dashes[j]) || Palette.DashNames[i] == Palette.DashNames[j] {
+				t.Errorf("dashes %d and %d alike: %v %q, %v %q", i, j, Palette.Dashes[i], Palette.DashNames[i], Palette.Dashes[j], Palette.DashNames[j])
+			}
+		}
+	}
 }

@@ -24,8 +24,7 @@ const start = JSON.parse(document.getElementById("lab-state").textContent);
 const state = new State(spec, start.values, start.errors);
 const results = new Results();
 const stream = new Stream(state, results);
-const key = spec.params.find((p) => p.name === spec.view.key);
-const style = styler(spec.palette, key ? key.options : []);
+const style = styler(spec);
 
 wireControls(state, document.getElementById("controls"));
 wireHistory(state);

@@ -86,7 +86,7 @@ export class Charts {
     const list = this.results.ofChart(chart.id);
     const styled = list.map((s) => ({ s, st: this.style(s, list) }));
     styled.sort((a, b) => a.st.index - b.st.index || (a.s.name < b.s.name ? -1 : a.s.name > b.s.name ? 1 : 0));
-    const item = ({ s, st }) => ({ ...s, label: this.label(s.label || s.name), colour: st.colour, dash: s.style === "dashed" ? [6, 4] : st.dash });
+    const item = ({ s, st }) => ({ ...s, label: this.label(s.label || s.name, chart.id), colour: st.colour, dash: st.dash, ref: !!st.ref, option: s.label });
     if (!chart.split) return styled.length ? [{ key: "", title: undefined, series: styled.map(item) }] : [];
     const everywhere = styled.filter((x) => x.s.group === "*");
     const groups = new Map();
@@ -96,10 +96,10 @@ export class Charts {
       if (!groups.has(g)) groups.set(g, []);
       groups.get(g).push(x);
     }
-    const rank = (g) => this.style({ label: g }, []).index;
+    const rank = (g) => this.style({ label: g, chart: chart.id }, []).index;
     return [...groups.entries()]
       .sort((a, b) => rank(a[0]) - rank(b[0]) || (a[0] < b[0] ? -1 : 1))
-      .map(([g, series]) => ({ key: g, title: this.label(g), series: [...series, ...everywhere].map(item) }));
+      .map(([g, series]) => ({ key: g, title: this.label(g, chart.id), series: [...series, ...everywhere].map(item) }));
   }
 
   draw(id) {
@@ -180,7 +180,7 @@ export class Charts {
     if (chart.split && shared && groups > 1) {
       const fx = format(chart.x_unit);
       const parts = [...groupExt.entries()].filter(([, e]) => e.x).map(([g, e]) =>
-        `${panels.filter((p, i) => group[i] === g).map((p) => (p.key ? this.label(p.key) : "")).join(", ")} up to ${fx(e.x[1])}`);
+        `${panels.filter((p, i) => group[i] === g).map((p) => (p.key ? this.label(p.key, chart.id) : "")).join(", ")} up to ${fx(e.x[1])}`);
       const what = chart.x_label.charAt(0).toUpperCase() + chart.x_label.slice(1);
       noteText = (noteText ? noteText + " " : "") + `${what} axes differ between panels, so that none is squeezed into a sliver: ${parts.join("; ")}.`;
       if (note && note.textContent !== noteText) note.textContent = noteText;

@@ -67,8 +67,9 @@ export function optionLabel(p, o) {
 }
 
 // labeller returns the function that writes a name a lab's results use (a series' label, a
-// summary row, a small multiple's panel) for people: the label of the view key's option of
-// that name, else of any enum parameter's, else the name itself (exact, limit, offered).
+// summary row, a small multiple's panel) for people: the label of the option of that name of
+// the chart's key parameter (lab.Chart.Key, when a chart id is given), else of the view key's,
+// else of any enum parameter's, else the name itself (exact, limit, offered).
 export function labeller(spec) {
   const byName = new Map();
   const key = spec.params.find((p) => p.name === spec.view.key);
@@ -76,7 +77,12 @@ export function labeller(spec) {
     if (!p || !p.options) continue;
     for (const o of p.options) if (!byName.has(o)) byName.set(o, optionLabel(p, o));
   }
-  return (name) => byName.get(name) ?? name;
+  const chartKey = new Map(spec.view.charts.filter((c) => c.key).map((c) => [c.id, spec.params.find((p) => p.name === c.key)]));
+  return (name, chart) => {
+    const p = chart && chartKey.get(chart);
+    if (p && p.options && p.options.includes(name)) return optionLabel(p, name);
+    return byName.get(name) ?? name;
+  };
 }
 
 // value writes a parameter's value for people: durations in their largest unit, numbers with

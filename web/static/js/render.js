@@ -284,7 +284,7 @@ export class Renderer {
     const height = m.height + PADDING[0] + PADDING[2] + xAxisHeight(xAxis, z);
     // A new instance when what it draws changes (names, colours, dashes, the axis): uPlot
     // keeps series' styles from its creation.
-    const sigKey = [chart.kind, xAxis, this.fill, ...series.map((s) => `${s.name}|${s.label}|${s.colour}|${(s.dash || []).join(",")}`),
+    const sigKey = [chart.kind, xAxis, this.fill, ...series.map((s) => `${s.name}|${s.label}|${s.colour}|${(s.dash || []).join(",")}|${!!s.marks}`),
       ...bands.map((b) => b.of + "|" + b.colour)].join("\u0001");
     let p = this.plots.get(key);
     if (p && p.sig !== sigKey) {
@@ -344,7 +344,11 @@ export class Renderer {
         spanGaps: true,
         // Histograms of whole values (IntX) centre each bar on its value; others start it there.
         paths: bars ? barsPath(ctx, !!chart.int_x) : chart.kind === "steps" ? uPlot.paths.stepped({ align: 1 }) : undefined,
-        points: { show: !bars && !!m.points, size: 5 * zf, fill: s.colour, filter: (u, si, show) => (show && u.data[0].length <= 40 ? null : []) },
+        // Points on short lines; hollow marks, a dozen along the line, on a series that asks
+        // for them (compare's B).
+        points: s.marks && !bars
+          ? { show: true, size: 8 * zf, width: 1.5 * zf, stroke: s.colour, fill: ink().bg, filter: (u, si) => marksAlong(u.data[si]) }
+          : { show: !bars && !!m.points, size: 5 * zf, fill: s.colour, filter: (u, si, show) => (show && u.data[0].length <= 40 ? null : []) },
       });
     }
     for (const b of bands) {
@@ -415,6 +419,15 @@ export class Renderer {
     this.plots.clear();
     for (const el of document.querySelectorAll(".chart .legend")) delete el.dataset.sig;
   }
+}
+
+// marksAlong returns the indices of about a dozen points of ys (non-null), evenly spread.
+function marksAlong(ys) {
+  const at = [];
+  for (let i = 0; i < ys.length; i++) if (ys[i] != null) at.push(i);
+  if (at.length <= 12) return at;
+  const step = (at.length - 1) / 11;
+  return Array.from({ length: 12 }, (_, k) => at[Math.round(k * step)]);
 }
 
 // barsPath draws a histogram's points as bars exactly as wide as their bins (ctx.widths, by
