@@ -67,6 +67,11 @@ type Lab struct {
 	Memory       func(param.Values) int64
 	MemoryParams []string
 
+	// Light is a scenario of the lab (a query, "" for the defaults) that runs in milliseconds:
+	// tests and load tools that run or sweep every lab move its parameters from it.
+	// [NewRegistry] checks that it is a scenario of the lab.
+	Light string
+
 	// Progressive says Run reports Update.Refine: its first report marks the moment the
 	// results so far form a complete (coarse) picture. A stream whose viewer has moved on
 	// keeps such a run until that moment, so that a viewer who drags a slider sees pictures

@@ -14,7 +14,7 @@ type Registry struct {
 
 // NewRegistry returns a registry of labs in the given order. It panics on a duplicate name, a
 // lab whose parameter defaults are invalid or break its rules across parameters, a view that
-// names what does not exist ([View.Check]), an option without a label ([Lab.CheckLabels]), or a tour step that is not a valid scenario, which
+// names what does not exist ([View.Check]), an option without a label ([Lab.CheckLabels]), a light scenario ([Lab.Light]) that is none of the lab's, or a tour step that is not a valid scenario, which
 // are programming errors.
 func NewRegistry(labs ...*Lab) *Registry {
 	r := &Registry{}
@@ -33,6 +33,9 @@ func NewRegistry(labs ...*Lab) *Registry {
 		}
 		if err := l.CheckLabels(); err != nil {
 			panic(err.Error())
+		}
+		if _, err := l.Parse(l.Light); err != nil {
+			panic(fmt.Sprintf("lab %s: its light scenario %q: %v", l.Name, l.Light, err))
 		}
 		r.labs = append(r.labs, l)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/resilience-playground/playground/labs/backoff"
 	"github.com/resilience-playground/playground/labs/loadbalance"
 	"github.com/resilience-playground/playground/labs/ratelimit"
+	"github.com/resilience-playground/playground/labs/retrystorm"
 )
 
 // Registry returns a registry of every lab, in the order the site lists them, followed by
@@ -16,5 +17,6 @@ func Registry(extra ...*lab.Lab) *lab.Registry {
 		backoff.Lab(),
 		ratelimit.Lab(),
 		loadbalance.Lab(),
+		retrystorm.Lab(),
 	}, extra...)...)
 }

@@ -31,7 +31,7 @@ func TestEveryUpdateSendable(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, l := range labs.Registry().All() {
 		t.Run(l.Name, func(t *testing.T) {
-			base, err := url.ParseQuery(loadtest.Cheap[l.Name])
+			base, err := url.ParseQuery(l.Light)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -70,7 +71,7 @@ func TestModes(t *testing.T) {
 		{[]string{"room", "-url", "http://example.com"}, 2, "not loopback"},
 		{[]string{"room", "-followers", "0"}, 2, "-followers must be at least 1"},
 		{[]string{"room", "-scenario", "backoff"}, 2, "-scenario must be a lab URL"},
-		{[]string{"-lab", "nosuch"}, 2, `-lab "nosuch" is not a lab; choose one of [backoff ratelimit loadbalance]`},
+		{[]string{"-lab", "nosuch"}, 2, fmt.Sprintf(`-lab "nosuch" is not a lab; choose one of %v`, labNames())},
 		{[]string{"-vary", "clients=0:5:1"}, 2, "-vary clients=0:5:1: clients must"},
 		{[]string{"churn", "-churn", "0"}, 2, "-churn must be at least 1"},
 		{[]string{"-viewers", "x"}, 2, `invalid value "x" for flag -viewers`},
@@ -104,4 +105,13 @@ func TestJSON(t *testing.T) {
 		len(rep.Space) != 1 || !strings.Contains(stderr.String(), "viewers load on") {
 		t.Errorf("exit %d, JSON %v: %+v\nstdout:\n%s\nstderr:\n%s", code, err, rep, &stdout, &stderr)
 	}
+}
+
+// labNames is the names of the registry's labs, in order, as the tool lists them.
+func labNames() []string {
+	var names []string
+	for _, l := range labs.Registry().All() {
+		names = append(names, l.Name)
+	}
+	return names
 }

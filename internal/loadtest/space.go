@@ -371,11 +371,3 @@ func (sp *space) size() int {
 	}
 	return n
 }
-
-// Cheap is, by lab name, a cheap scenario of each of the registry's labs (a query), from
-// which tests that load or sweep every lab move its parameters.
-var Cheap = map[string]string{
-	"backoff":     "clients=5&trials=2&sweep=off",
-	"ratelimit":   "duration=2s&limit=10",
-	"loadbalance": "clients=10&backends=10&subset=3&duration=2s",
-}

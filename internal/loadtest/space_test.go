@@ -27,8 +27,8 @@ func TestSpaceEveryLab(t *testing.T) {
 				switch {
 				case a.slider && (a.values[0] != formatNumber(s, s.Min) || a.values[len(a.values)-1] != formatNumber(s, s.Max)):
 					t.Errorf("%s: slider positions %v do not span %v..%v", a.name, a.values, s.Min, s.Max)
-				case a.slider && len(a.values) < 8:
-					t.Errorf("%s: %d slider positions, want at least 8: %v", a.name, len(a.values), a.values)
+				case a.slider && len(a.values) < min(8, wholeValues(s)):
+					t.Errorf("%s: %d slider positions, want at least 8 (or every value of a short range): %v", a.name, len(a.values), a.values)
 				case s.Kind == param.Enum || s.Kind == param.EnumList:
 					if !slices.Equal(a.values, s.Options) {
 						t.Errorf("%s: positions %v, want the options %v", a.name, a.values, s.Options)
@@ -65,6 +65,15 @@ func TestSpaceEveryLab(t *testing.T) {
 			}
 		})
 	}
+}
+
+// wholeValues is how many values an integer slider can take (layers 1 to 3: three); a large
+// number for any other kind.
+func wholeValues(s param.Spec) int {
+	if s.Kind != param.Int {
+		return 1 << 30
+	}
+	return int(s.Max-s.Min) + 1
 }
 
 func sameScenario(t *testing.T, set param.Set, a, b string) bool {

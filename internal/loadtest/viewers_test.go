@@ -72,7 +72,7 @@ func TestViewersEveryLab(t *testing.T) {
 	for _, l := range reg.All() {
 		t.Run(l.Name, func(t *testing.T) {
 			cfg := viewersConfig(url, l.Name)
-			cfg.Labs, cfg.BaseQuery = reg, Cheap[l.Name]
+			cfg.Labs, cfg.BaseQuery = reg, l.Light
 			for _, s := range l.Params {
 				cfg.Vary = append(cfg.Vary, s.Name)
 			}

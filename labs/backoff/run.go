@@ -45,6 +45,7 @@ func (r *runner) lab() *lab.Lab {
 		CostParams:   []string{"trials", "clients", "sweep", "strategies"},
 		Memory:       Memory,
 		MemoryParams: []string{"clients", "strategies", "trials"},
+		Light:        "clients=5&trials=2&sweep=off",
 		Progressive:  true,
 		Run:          r.Run,
 	}

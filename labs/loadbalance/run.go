@@ -46,6 +46,7 @@ func (r *runner) lab() *lab.Lab {
 		CostParams:   []string{"clients", "duration", "rate", "policy", "subset", "sweep", "load_sweep"},
 		Memory:       memoryOf,
 		MemoryParams: []string{"subset", "clients", "backends", "policy", "sweep", "load_sweep"},
+		Light:        "clients=10&backends=10&subset=3&duration=2s",
 		Progressive:  true,
 		Run:          r.Run,
 	}

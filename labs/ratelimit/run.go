@@ -49,6 +49,7 @@ func (r *runner) lab() *lab.Lab {
 		CostParams:   []string{"limit", "instances", "duration", "load", "algorithms", "sweep", "latency_sweep", "instances_sweep"},
 		Memory:       Memory,
 		MemoryParams: []string{"limit", "instances", "load", "duration", "algorithms", "sweep", "latency_sweep", "instances_sweep"},
+		Light:        "duration=2s&limit=10",
 		Progressive:  true,
 		Run:          r.Run,
 		Tours:        tours,
