@@ -19,11 +19,12 @@ import (
 // rawTitle matches a title's placeholder: a name in braces.
 var rawTitle = regexp.MustCompile(`\{\w+\}`)
 
-// Light scenarios of the three labs, for tests of how charts are drawn.
+// Light scenarios of the labs, for tests of how charts are drawn.
 var chartPages = map[string]string{
 	"backoff":     "/backoff?trials=5&sweep=10:50:20",
 	"ratelimit":   "/ratelimit?duration=5s&sweep=1:31:10&latency_sweep=0:10:5",
 	"loadbalance": "/loadbalance?clients=60&backends=40&subset=6&duration=5s&sweep=4:40:12&load_sweep=50:100:25",
+	"retrystorm":  "/retrystorm?rate=50&capacity=100&duration=5s&trigger_start=2s&trigger_length=1s&sweep=0:100:50&client_sweep=10:100:90",
 }
 
 // TestPanelsEqualHeight: every panel of every small multiple on the three labs has the same
