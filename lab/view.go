@@ -92,6 +92,12 @@ type Chart struct {
 	// off the chart has nothing to draw, and the page says so in the chart's box, with a
 	// button that turns the parameter on with its Spec.On range.
 	Needs string `json:"needs,omitempty"`
+
+	// Empty says, for scenarios that give the chart nothing to draw for another reason than
+	// its Needs being off, why, and what would: the page shows it in place of an empty frame
+	// ("Nothing to show for this scenario: …"). labtest.CheckView requires it of a chart that
+	// one of a lab's test runs leaves empty.
+	Empty string `json:"empty,omitempty"`
 }
 
 // TableRows is how a summary entry holds a table's rows.
@@ -112,6 +118,12 @@ type Table struct {
 	Columns []Column  `json:"columns"`
 	Help    string    `json:"help,omitempty"`
 	Bottom  bool      `json:"bottom,omitempty"` // shown after the charts rather than before
+
+	// Empty says, for scenarios whose summary has no row for the table, why, and what would
+	// fill it ("Shown for deterministic subsetting of up to 32 clients and 32 backends"): the
+	// page shows it in place of a table of headers only. labtest.CheckView requires it of a
+	// table that one of a lab's test runs leaves empty.
+	Empty string `json:"empty,omitempty"`
 }
 
 // Column is one column of a Table: Field of each row, a number of Unit printed with Digits

@@ -93,6 +93,42 @@ func viewProblems(v lab.View, runs []run) []string {
 			bad("chart %q gets no series in any of the runs", c.ID)
 		}
 	}
+	// A chart or table that a run leaves empty says why, unless its Needs is off in that run:
+	// the page shows that sentence rather than an empty frame or a table of headers.
+	for _, r := range runs {
+		drawn := map[string]bool{}
+		chartOf := map[string]string{}
+		for _, u := range r.Updates {
+			for _, s := range u.Series {
+				if s.Chart != "" {
+					chartOf[s.Name] = s.Chart
+				}
+				if s.Of == "" && len(s.X) > 0 {
+					drawn[chartOf[s.Name]] = true
+				}
+			}
+		}
+		for _, c := range v.Charts {
+			if drawn[c.ID] || c.Empty != "" || (c.Needs != "" && r.Result.Params[c.Needs] == "off") {
+				continue
+			}
+			if c.Needs != "" {
+				bad("%s: chart %q has nothing to draw with %s on: it declares no Empty to say why", r.Result.URL, c.ID, c.Needs)
+			} else {
+				bad("%s: chart %q has nothing to draw: it declares no Needs or Empty to say why", r.Result.URL, c.ID)
+			}
+		}
+		for _, t := range v.Tables {
+			if t.Empty != "" {
+				continue
+			}
+			entry, ok := r.Result.Summary[t.Key]
+			rows, err := rowsOf(entry, t.Rows)
+			if !ok || (err == nil && len(rows) == 0) {
+				bad("%s: table %q has no rows: it declares no Empty to say why", r.Result.URL, t.ID)
+			}
+		}
+	}
 	for _, t := range v.Tables {
 		fields := map[string]bool{}
 		found := false

@@ -22,7 +22,7 @@ func TestViewProblems(t *testing.T) {
 			Updates: []lab.Update{{Series: []lab.Series{
 				{Name: "p", Chart: "points", X: []float64{1}, Y: []float64{1}},
 				{Name: "p lo", Chart: "points", Of: "p", Bound: "lo", X: []float64{1}, Y: []float64{0}},
-				{Name: "o", Chart: "other"},
+				{Name: "o", Chart: "other", X: []float64{1}, Y: []float64{1}},
 				{Name: "h", Chart: "hist", X: []float64{0}, Y: []float64{3}, Width: 5},
 			}}, {Series: []lab.Series{{Name: "p", Append: true, X: []float64{2}, Y: []float64{2}}}}},
 			Result: &lab.Result{URL: "/x", Summary: map[string]any{
@@ -42,6 +42,10 @@ func TestViewProblems(t *testing.T) {
 	}{
 		{"series of a missing chart", `names chart "nope", which the view lacks`, func(r *run) { r.Updates[0].Series[2].Chart = "nope" }},
 		{"chart without series", `chart "other" gets no series`, func(r *run) { r.Updates[0].Series = append(r.Updates[0].Series[:2], r.Updates[0].Series[3]) }},
+		{"empty chart without a word", `chart "other" has nothing to draw: it declares no Needs or Empty`, func(r *run) { r.Updates[0].Series[2].X = nil }},
+		{"empty table without a word", `table "l" has no rows: it declares no Empty`, func(r *run) {
+			r.Result.Summary["list"] = []int{}
+		}},
 		{"histogram without bar width", `series "h" of histogram "hist" declares no bar width`, func(r *run) { r.Updates[0].Series[3].Width = 0 }},
 		{"band of a missing series", `band "p lo" bounds "q"`, func(r *run) { r.Updates[0].Series[1].Of = "q" }},
 		{"missing summary key", `summary key "list" is in none`, func(r *run) { delete(r.Result.Summary, "list") }},

@@ -69,12 +69,13 @@ var view = lab.View{
 		{ID: "rounds", Title: "Deterministic subsetting: the rounds", Key: "rounds", Rows: lab.ListRows, Bottom: true, Columns: []lab.Column{
 			{Field: "round", Label: "round"},
 			{Field: "list", Label: "shuffled backends, cut into clients' subsets"},
-		}, Help: "Shown for up to 32 clients and 32 backends. Each round is one shuffle of the backends; its clients take consecutive slices."},
+		}, Help: "Shown for up to 32 clients and 32 backends. Each round is one shuffle of the backends; its clients take consecutive slices.",
+			Empty: "Shown under deterministic subsetting, for up to 32 clients and 32 backends."},
 		{ID: "subsets", Title: "Subsets", Key: "subsets", Rows: lab.ListRows, Bottom: true, Columns: []lab.Column{
 			{Field: "client", Label: "client"},
 			{Field: "round", Label: "round"},
 			{Field: "subset", Label: "backends"},
-		}},
+		}, Empty: "Shown for up to 32 clients and 32 backends."},
 	},
 	Notes: []string{
 		"The model: clients send Poisson requests whose CPU cost is log-uniform (mean 0.4 s on a machine of speed 1); every backend has eight cores, serves its queue in order (refusing requests when 100 are waiting) and runs at its machine's speed, slowed by up to 20% while an antagonist shares the machine and halved while it warms up after a restart. CPU is utilisation: busy core time over available core time.",

@@ -16,7 +16,7 @@ var view = lab.View{
 			Help: "The sliding-window approximation with k sub-windows (k = 1: the classic two counters), each on the same requests: the mean distance between its estimate and the exact count, in % of the limit. More sub-windows, more counters, a closer estimate."},
 		{ID: "sweep_worst", Title: "Worst window vs sub-windows", XLabel: "sub-windows k", YLabel: "× limit", Mark: "subwindows", IntX: true, Needs: "sweep",
 			Help: "The most requests the approximation with k sub-windows admitted in any window of the limit's length, × limit (grey: the limit)."},
-		{ID: "latency_admitted", Key: "store", Title: "Admitted vs store latency", XLabel: "store latency", YLabel: "admitted, × limit", Mark: "store_latency", XUnit: lab.Millis, LogY: true,
+		{ID: "latency_admitted", Key: "store", Needs: "latency_sweep", Title: "Admitted vs store latency", XLabel: "store latency", YLabel: "admitted, × limit", Mark: "store_latency", XUnit: lab.Millis, LogY: true,
 			Help: "The first algorithm on each store whose decisions depend on the round trip, on the same requests: its admitted rate × limit against the store latency (grey: the limit and, dashed, the offered rate), on a logarithmic scale so that stores admitting everything offered do not flatten the others. " +
 				"Asynchronous propagation admits more as the delay grows, by about delay/window × (instances−1)/instances of the limit; compare-and-swap admits at most one request per round trip (the dashed curve: window/(latency × limit)), so slow stores starve it. " +
 				"With instances_sweep, asynchronous propagation also runs with other numbers of instances, a line each."},
@@ -57,7 +57,7 @@ var view = lab.View{
 				{Field: "admitted_x", Label: "admitted × limit", Digits: 2},
 				{Field: "share_pct", Label: "of the ceiling", Digits: 0, Unit: lab.Percent},
 				{Field: "verdict", Label: "verdict"},
-			}},
+			}, Empty: "Filled when the sweep of store latency (Advanced) is on and the store latency above zero: the first algorithm then also runs on compare-and-swap at the chosen latency."},
 	},
 	Notes: []string{
 		"After Criteo's engineering blog post “Distributed Rate-Limiting Algorithms”: the fixed window keys a counter per client and minute " +

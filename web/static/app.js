@@ -41,6 +41,7 @@ state.on("run", () => {
   if (run.phase === "done" && run.startedId !== fitted && !state.stale()) {
     fitted = run.startedId;
     results.redrawAll(spec.view.charts.map((c) => c.id));
+    for (const t of spec.view.tables) renderTable(state, results, style, t); // tables the run left empty say so
   }
 });
 installProbe(state, stream, results, charts);

@@ -4,7 +4,7 @@
 // and share one x axis, y axis and bin width by default; axes only grow while a run refines
 // or a slider moves, and fit the data again once the scenario asked for is final. Charts are
 // named for screen readers and carry a short text summary of what they show.
-import { Renderer, plotHeight, commonBins, extent, merge, axes, format, sweepOffNote, axisGroups } from "./render.js";
+import { Renderer, plotHeight, commonBins, extent, merge, axes, format, sweepOffNote, axisGroups, emptyNote } from "./render.js";
 import { paramValue, number, labeller } from "./format.js";
 import { pictureValues } from "./status.js";
 import { fillTitle } from "./titles.js";
@@ -139,7 +139,11 @@ export class Charts {
 
     const values = this.state.run.picture ? pictureValues(this.state, this.state.run.picture) : this.state.scenario;
     const off = this.offNote(chart, values);
-    box.hidden = off && !panels.length; // the note, not an empty frame
+    // Final numbers that give the chart nothing to draw: a note saying why, not an empty frame.
+    const empty = !off && this.settled() && !panels.some((p) => p.series.some((s) => s.x.length > 0));
+    emptyNote(document.getElementById(`chart-${chart.id}`), chart.empty, empty);
+    box.hidden = (off && !panels.length) || empty; // the note, not an empty frame
+    box.closest(".chart").classList.toggle("bare", box.hidden); // and no button to export or project it
     const title = fillTitle(chart.title, this.state.params, values);
     const markP = chart.mark ? this.state.params.get(chart.mark) : null;
     const markV = chart.mark_value ? this.results.summary[chart.mark_value] : undefined; // a derived value, in x's unit

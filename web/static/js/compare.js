@@ -18,7 +18,7 @@ import { Stream } from "./stream.js";
 import { Results } from "./results.js";
 import { wireControls } from "./controls.js";
 import { wireHistory } from "./history.js";
-import { Renderer, plotHeight, commonBins, extent, axes, sweepOffNote, axisGroups } from "./render.js";
+import { Renderer, plotHeight, commonBins, extent, axes, sweepOffNote, axisGroups, emptyNote } from "./render.js";
 
 const spec = JSON.parse(document.getElementById("compare-spec").textContent);
 const label = labeller(spec); // an option's name (a series, a panel, a table row) → what people read
@@ -161,10 +161,20 @@ function draw(a, b, final) {
   probe.plots = [];
   for (const chart of spec.view.charts) drawChart(chart, a, b, final);
   for (const t of spec.view.tables) {
+    let rows = 0;
     for (const [side, res] of [["A", a], ["B", b]]) {
       const body = document.querySelector(`#table-${CSS.escape(t.id)} tbody[data-side="${side}"]`);
-      if (body) fillRows(body, t, res.summary[t.key], options, style, label);
+      if (!body) continue;
+      fillRows(body, t, res.summary[t.key], options, style, label);
+      rows += body.rows.length;
+      // A side without a row says so in its caption, its headers out of the way.
+      const table = body.closest("table");
+      const none = final && !body.rows.length;
+      table.classList.toggle("empty", none);
+      const caption = none ? `${side}: nothing to show` : side;
+      if (table.caption && table.caption.textContent !== caption) table.caption.textContent = caption;
     }
+    emptyNote(document.getElementById(`table-${t.id}`), t.empty, final && rows === 0);
   }
 }
 
@@ -180,7 +190,11 @@ function drawChart(chart, a, b, final) {
   const p = chart.needs ? A.state.params.get(chart.needs) : null;
   const off = sweepOffNote(section, chart, p, sides.map((s) => ({ name: s.label, off: !!p && s.state.scenario[p.name] === "off",
     turnOn: () => s.state.setScenario({ [p.name]: p.on }, "user", { partial: true, moved: p.name, commit: true }) })));
-  box.hidden = off && !list.length;
+  // Final numbers that give the chart nothing to draw on either side: a note saying why.
+  const empty = !off && final && !list.some((s) => s.x.length > 0);
+  emptyNote(section, chart.empty, empty);
+  box.hidden = (off && !list.length) || empty;
+  section.classList.toggle("bare", box.hidden);
   // Every series in its style, as on the lab page (so that no two of a side look alike); B's
   // lines also carry hollow marks.
   let series = list.map((s) => {

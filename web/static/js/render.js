@@ -669,6 +669,32 @@ export function sweepOffNote(section, chart, p, sides) {
   return true;
 }
 
+// emptyNote marks a chart's or table's section (class "empty") as having nothing to show for
+// the scenario, its numbers final, and says so in place of an empty frame or a table of
+// headers, with the view's word on why (lab.Chart.Empty, lab.Table.Empty); on false it takes
+// the mark and the note away. The stylesheet hides what would be empty and the buttons that
+// would export or project it.
+export function emptyNote(section, why, on) {
+  if (!section) return;
+  let el = section.querySelector(":scope > .empty-note");
+  if (section.classList.contains("empty") !== on) section.classList.toggle("empty", on);
+  if (!on) {
+    if (el) el.hidden = true;
+    return;
+  }
+  if (!el) {
+    el = document.createElement("p");
+    el.className = "empty-note";
+    el.setAttribute("role", "note");
+    const at = section.querySelector(":scope > .plots, :scope > .scroll, :scope > .cmp-pair");
+    if (at) at.before(el);
+    else section.append(el);
+  }
+  const text = "Nothing to show for this scenario" + (why ? ": " + why : ".");
+  if (el.textContent !== text) el.textContent = text;
+  el.hidden = false;
+}
+
 // sameData reports whether two uPlot data tables ([xs, ...columns]) hold the same numbers (a,
 // the copy a panel keeps of what it drew, may be undefined).
 function sameData(a, b) {
