@@ -30,6 +30,13 @@ type View struct {
 
 	// Headline names the charts shown first, beside the main controls.
 	Headline []string `json:"headline,omitempty"`
+
+	// Names are what people read for names a run reports that are no parameter's option (a
+	// store's fallback semantics, "get_set": "GET then SET"): the page writes a series label or
+	// a table cell that is one of them as its label, as it writes an option as the option's
+	// label. labtest.CheckView fails a run that shows a raw name (one with an underscore)
+	// declared nowhere.
+	Names map[string]string `json:"names,omitempty"`
 }
 
 // ChartKind is how a chart draws its series.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"testing"
 
@@ -36,6 +37,60 @@ func CheckView(tb testing.TB, l *lab.Lab, queries ...string) {
 	for _, p := range viewProblems(l.View, runs) {
 		tb.Error(l.Name + ": " + p)
 	}
+	for _, p := range rawNames(l, runs) {
+		tb.Error(l.Name + ": " + p)
+	}
+}
+
+// rawName matches a name as code writes it (get_set, round_robin): lower-case words joined
+// by underscores.
+var rawName = regexp.MustCompile(`\b[a-z0-9]+(?:_[a-z0-9]+)+\b`)
+
+// rawNames lists the series labels and table cells of the runs that would show people a raw
+// name: text holding one, unless the whole text is a parameter's option or a name the view
+// declares (lab.View.Names), which the page writes as its label.
+func rawNames(l *lab.Lab, runs []run) []string {
+	known := map[string]bool{}
+	for _, sp := range l.Params {
+		for _, o := range sp.Options {
+			known[o] = true
+		}
+	}
+	for n := range l.View.Names {
+		known[n] = true
+	}
+	var out []string
+	seen := map[string]bool{}
+	check := func(where, text string) {
+		if known[text] || seen[where+text] {
+			return
+		}
+		if m := rawName.FindString(text); m != "" {
+			seen[where+text] = true
+			out = append(out, fmt.Sprintf("%s shows the raw name %q (in %q): declare a label for it (lab.View.Names) or write the label", where, m, text))
+		}
+	}
+	for _, r := range runs {
+		for _, u := range r.Updates {
+			for _, s := range u.Series {
+				check(fmt.Sprintf("%s: series %q's label", r.Result.URL, s.Name), s.Label)
+			}
+		}
+		for _, t := range l.View.Tables {
+			rows, err := rowsOf(r.Result.Summary[t.Key], t.Rows)
+			if err != nil {
+				continue
+			}
+			for _, row := range rows {
+				for _, c := range t.Columns {
+					if v, ok := row[c.Field].(string); ok {
+						check(fmt.Sprintf("%s: table %q column %q", r.Result.URL, t.ID, c.Field), v)
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // run is what CheckView looks at of one run: its updates as they were emitted and its result.

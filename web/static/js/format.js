@@ -69,7 +69,8 @@ export function optionLabel(p, o) {
 // labeller returns the function that writes a name a lab's results use (a series' label, a
 // summary row, a small multiple's panel) for people: the label of the option of that name of
 // the chart's key parameter (lab.Chart.Key, when a chart id is given), else of the view key's,
-// else of any enum parameter's, else the name itself (exact, limit, offered).
+// else of any enum parameter's, else the label the view declares for a name a run reports
+// (lab.View.Names: "get_set"), else the name itself (exact, limit, offered).
 export function labeller(spec) {
   const byName = new Map();
   const key = spec.params.find((p) => p.name === spec.view.key);
@@ -81,7 +82,7 @@ export function labeller(spec) {
   return (name, chart) => {
     const p = chart && chartKey.get(chart);
     if (p && p.options && p.options.includes(name)) return optionLabel(p, name);
-    return byName.get(name) ?? name;
+    return byName.get(name) ?? spec.view.names?.[name] ?? name;
   };
 }
 
