@@ -61,10 +61,17 @@ document.querySelector(".skip-link")?.addEventListener("click", (e) => {
   document.querySelector("#controls input:not([type=hidden]), #controls select")?.focus();
 });
 
+// A link out of a page is a scenario link: on a room's /join/CODE page (a follower's; the
+// presenter's copies the join link, js/room.js) it is the lab's own address with the
+// scenario, which works after the room has ended; a tour's step is kept, a presenter's key never.
+function scenarioLink() {
+  const hash = location.hash.startsWith("#tour=") ? location.hash : "";
+  return location.origin + "/" + spec.name + location.search + hash;
+}
 document.getElementById("copy-link")?.addEventListener("click", async () => {
   const status = document.getElementById("status");
   try {
-    await navigator.clipboard.writeText(location.href);
+    await navigator.clipboard.writeText(scenarioLink());
     status.textContent = "Link copied.";
   } catch {
     status.textContent = "Copy the address bar to share this view.";
