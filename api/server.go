@@ -253,7 +253,7 @@ func (s *Server) result(w http.ResponseWriter, r *http.Request) {
 // resultCSV answers GET /api/v1/{lab}.csv: the series of the scenario's final result as CSV
 // (as `playground run -format csv` prints them), offered as a download.
 func (s *Server) resultCSV(w http.ResponseWriter, r *http.Request) {
-	l, res, ok := s.finalResult(w, r)
+	_, res, ok := s.finalResult(w, r)
 	if !ok {
 		return
 	}
@@ -263,7 +263,7 @@ func (s *Server) resultCSV(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-	w.Header().Set("Content-Disposition", `attachment; filename="`+l.Name+`.csv"`)
+	w.Header().Set("Content-Disposition", `attachment; filename="`+lab.FileName(res.URL, "csv")+`"`)
 	w.WriteHeader(http.StatusOK)
 	w.Write(b.Bytes())
 }
