@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"strings"
 	"strconv"
 	"testing"
 )
@@ -120,9 +121,14 @@ func TestDarkPaletteReadable(t *testing.T) {
 	if len(hexes) < 7 {
 		t.Fatalf("%d dark colours, want at least 7 (one per option of the largest key)", len(hexes))
 	}
-	dark := regexp.MustCompile(`(?s)@media \(prefers-color-scheme: dark\) \{\s*:root \{([^}]*)\}`).FindSubmatch(css)
+	dark := regexp.MustCompile(`(?s)@media \(prefers-color-scheme: dark\) \{\s*:root:not\(\[data-theme=light\]\) \{([^}]*)\}`).FindSubmatch(css)
 	if dark == nil {
 		t.Fatal("app.css has no :root block for prefers-color-scheme: dark")
+	}
+	// An embed's theme=dark (html[data-theme=dark]) gives the same colours.
+	fixed := regexp.MustCompile(`(?s)\n:root\[data-theme=dark\] \{([^}]*)\}`).FindSubmatch(css)
+	if fixed == nil || !strings.HasPrefix(strings.Join(strings.Fields(string(fixed[1])), " "), strings.Join(strings.Fields(string(dark[1])), " ")) {
+		t.Errorf("app.css's :root[data-theme=dark] block does not hold the dark theme's values")
 	}
 	vars := map[string]string{}
 	for _, v := range regexp.MustCompile(`--([a-z-]+):\s*(#[0-9A-Fa-f]{6})`).FindAllSubmatch(dark[1], -1) {

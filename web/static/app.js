@@ -27,7 +27,9 @@ const stream = new Stream(state, results);
 const style = styler(spec);
 
 wireControls(state, document.getElementById("controls"));
-wireHistory(state);
+// An embed's theme (theme=light|dark, set by the server on the page) stays in its address.
+const theme = document.documentElement.dataset.theme;
+wireHistory(state, theme ? { address: (q) => location.pathname + "?" + (q ? q + "&" : "") + "theme=" + theme } : {});
 wireStatus(state);
 const charts = new Charts(state, results, style);
 results.addEventListener("draw", (e) => {
@@ -45,7 +47,8 @@ state.on("run", () => {
   }
 });
 installProbe(state, stream, results, charts);
-// Light or dark, as the system says; a switch redraws in the other theme's colours.
+// Light or dark, as the system says (unless an embed's URL fixes it); a switch redraws in the
+// other theme's colours.
 onThemeChange(() => {
   charts.restyle();
   for (const t of spec.view.tables) renderTable(state, results, style, t);

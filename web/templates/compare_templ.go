@@ -467,7 +467,7 @@ func ComparePage(c Compare) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = layout(compareTitle(c), c.Labs, labName(c), false).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = layout(compareTitle(c), c.Labs, labName(c), false, "").Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

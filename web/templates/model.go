@@ -23,6 +23,7 @@ type Page struct {
 	Controls []Control
 	Errors   []*param.Error // problems with the URL the page was opened with
 	Embed    bool           // charts only, for framing in slides
+	Theme    string         // an embed's colours from its URL (theme=light|dark), "" for the viewer's
 	Room     string         // the join code of the room the page follows, "" for none
 	Spec     map[string]any // the lab's params and view, as JSON for the page's script
 	Query    string         // the canonical query of the scenario shown, without "?"

@@ -45,8 +45,13 @@ export function styler(spec) {
 
 const darkQuery = typeof matchMedia === "function" ? matchMedia("(prefers-color-scheme: dark)") : null;
 
-// isDark reports whether the page shows its dark theme (the system's setting).
-export function isDark() { return !!darkQuery && darkQuery.matches; }
+// isDark reports whether the page shows its dark theme: the one its URL fixes (an embed's
+// theme=light|dark, as html[data-theme]), else the system's setting.
+export function isDark() {
+  const fixed = typeof document !== "undefined" ? document.documentElement.dataset.theme : "";
+  if (fixed === "light" || fixed === "dark") return fixed === "dark";
+  return !!darkQuery && darkQuery.matches;
+}
 
 // onThemeChange calls fn when the system switches between light and dark.
 export function onThemeChange(fn) { darkQuery?.addEventListener("change", fn); }
