@@ -6,8 +6,8 @@ import (
 	"math"
 	"regexp"
 	"slices"
-	"strings"
 	"strconv"
+	"strings"
 	"testing"
 )
 
