@@ -22,3 +22,46 @@ func TestStatusOneTrial(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupHintsChanged: a shared URL that sets controls of a folded group away from their
+// defaults says so in the group's summary, naming them, while the group stays closed; at the
+// defaults the summary says nothing more (issue 30, item 12).
+func TestGroupHintsChanged(t *testing.T) {
+	srv := MustOpenServer(t)
+	ctx := MustOpenTab(t)
+	hookTab(t, ctx)
+	type group struct {
+		Name, Hint string
+		Open       bool
+	}
+	const read = `[...document.querySelectorAll("#controls > details.group")].map((d) => ({
+		Name: d.querySelector("summary").firstChild.textContent.trim(),
+		Hint: d.querySelector("summary .group-changed")?.textContent ?? "", Open: d.open }))`
+	openLab(t, ctx, srv.URL+"/backoff?clients=5&trials=2&seed=7&sweep=off")
+	waitDrawn(t, ctx)
+	found := false
+	for _, g := range eval[[]group](t, ctx, read) {
+		if g.Name != "Advanced" {
+			continue
+		}
+		found = true
+		for _, want := range []string{"changed:", "Trials", "Seed", "Sweep of clients"} {
+			if !strings.Contains(g.Hint, want) {
+				t.Errorf("the Advanced group's summary hint %q does not name %q", g.Hint, want)
+			}
+		}
+		if g.Open {
+			t.Errorf("the group opened by itself: the hint is to tell of a closed one")
+		}
+	}
+	if !found {
+		t.Fatal("no Advanced group")
+	}
+	openLab(t, ctx, srv.URL+"/backoff?clients=5")
+	waitDrawn(t, ctx)
+	for _, g := range eval[[]group](t, ctx, read) {
+		if g.Hint != "" {
+			t.Errorf("group %s at its defaults hints %q", g.Name, g.Hint)
+		}
+	}
+}
