@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -63,5 +64,29 @@ func TestGroupHintsChanged(t *testing.T) {
 		if g.Hint != "" {
 			t.Errorf("group %s at its defaults hints %q", g.Name, g.Hint)
 		}
+	}
+}
+
+// TestBandExplained: a headline chart, whose help text is hidden, says in its legend what its
+// shaded band shows (issue 30, item 12: the load balancer's CPU band went unexplained).
+func TestBandExplained(t *testing.T) {
+	srv := MustOpenServer(t)
+	ctx := MustOpenTab(t)
+	hookTab(t, ctx)
+	openLab(t, ctx, srv.URL+chartPages["loadbalance"])
+	waitDrawn(t, ctx)
+	l := lookupLab(t, "loadbalance")
+	want := ""
+	for _, c := range l.View.Charts {
+		if c.ID == "cpu" {
+			want = c.Band
+		}
+	}
+	if want == "" {
+		t.Fatal("the CPU chart declares no Band")
+	}
+	got := eval[[]string](t, ctx, `[...document.querySelectorAll("#chart-cpu .legend li")].filter((li) => li.checkVisibility()).map((li) => li.textContent)`)
+	if !slices.Contains(got, want) {
+		t.Errorf("the CPU chart's legend reads %q, want it to say %q", got, want)
 	}
 }

@@ -100,6 +100,12 @@ type Chart struct {
 	// button that turns the parameter on with its Spec.On range.
 	Needs string `json:"needs,omitempty"`
 
+	// Band says what the shaded band around a line shows ("Shaded: the least to the most
+	// loaded backend; the line: the median"), for a chart whose series carry bands (Series.Of):
+	// the page writes it in the legend, which every chart shows (a headline chart's help text
+	// is hidden). labtest.CheckView requires it of a chart that gets bands.
+	Band string `json:"band,omitempty"`
+
 	// Empty says, for scenarios that give the chart nothing to draw for another reason than
 	// its Needs being off, why, and what would: the page shows it in place of an empty frame
 	// ("Nothing to show for this scenario: …"). labtest.CheckView requires it of a chart that

@@ -148,6 +148,22 @@ func viewProblems(v lab.View, runs []run) []string {
 			bad("chart %q gets no series in any of the runs", c.ID)
 		}
 	}
+	// A chart whose lines carry shaded bands says what they show.
+	banded := map[string]bool{}
+	for _, r := range runs {
+		for _, u := range r.Updates {
+			for _, s := range u.Series {
+				if s.Of != "" && s.Chart != "" {
+					banded[s.Chart] = true
+				}
+			}
+		}
+	}
+	for _, c := range v.Charts {
+		if banded[c.ID] && c.Band == "" {
+			bad("chart %q draws shaded bands but declares no Band to say what they show", c.ID)
+		}
+	}
 	// A chart or table that a run leaves empty says why, unless its Needs is off in that run:
 	// the page shows that sentence rather than an empty frame or a table of headers.
 	for _, r := range runs {

@@ -1,6 +1,7 @@
 package labtest
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,7 +12,7 @@ import (
 // step with its view, and passes the gated lab's own runs.
 func TestViewProblems(t *testing.T) {
 	view := lab.View{
-		Charts: []lab.Chart{{ID: "points"}, {ID: "other"}, {ID: "hist", Kind: lab.Bars}},
+		Charts: []lab.Chart{{ID: "points", Band: "Shaded: the spread."}, {ID: "other"}, {ID: "hist", Kind: lab.Bars}},
 		Tables: []lab.Table{
 			{ID: "m", Key: "byname", Rows: lab.MapRows, Columns: []lab.Column{{Field: "", Label: "name"}, {Field: "n", Label: "n"}}},
 			{ID: "l", Key: "list", Rows: lab.ListRows, Columns: []lab.Column{{Field: "step", Label: "step"}}},
@@ -61,6 +62,14 @@ func TestViewProblems(t *testing.T) {
 		if !strings.Contains(strings.Join(p, "\n"), c.want) {
 			t.Errorf("%s: problems %q, want one saying %q", c.name, p, c.want)
 		}
+	}
+	// A chart with shaded bands says what they show (issue 30, item 12: a headline chart's
+	// hidden help left its band unexplained).
+	unsaid := view
+	unsaid.Charts = slices.Clone(view.Charts)
+	unsaid.Charts[0].Band = ""
+	if p := viewProblems(unsaid, []run{good()}); !strings.Contains(strings.Join(p, "\n"), `chart "points" draws shaded bands but declares no Band`) {
+		t.Errorf("a band without a word: problems %q", p)
 	}
 }
 

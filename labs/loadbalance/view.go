@@ -8,7 +8,7 @@ var view = lab.View{
 	Charts: []lab.Chart{
 		{ID: "connections", Key: "subsetting", Title: "Connections per backend", XLabel: "connections", YLabel: "backends", Kind: lab.Bars, IntX: true, IntY: true,
 			Help: "How many backends hold each number of connections. Random subsets spread them widely; deterministic subsetting gives every backend the same number, or two neighbouring numbers."},
-		{ID: "cpu", Title: "Backend CPU over time", XLabel: "time", YLabel: "CPU", Split: true, XUnit: lab.Seconds, YUnit: lab.Percent,
+		{ID: "cpu", Band: "Shaded: the least to the most loaded backend; the line: the median backend.", Title: "Backend CPU over time", XLabel: "time", YLabel: "CPU", Split: true, XUnit: lab.Seconds, YUnit: lab.Percent,
 			Help: "Median utilisation across backends, with the band from the least to the most loaded backend, per policy."},
 		{ID: "cpu_hist", Title: "CPU distribution over the run", XLabel: "CPU", YLabel: "backends", Kind: lab.Bars, Split: true, XUnit: lab.Percent, IntY: true,
 			Help: "Backends per 2% of utilisation over the whole run. The busiest backend limits how much traffic the service takes; the gap to the others is wasted CPU."},

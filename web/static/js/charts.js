@@ -218,7 +218,10 @@ export class Charts {
     const seen = new Map();
     for (const p of panels) for (const s of p.series) if (!seen.has(s.label)) seen.set(s.label, { label: s.label || s.name, colour: s.colour, dash: s.dash });
     const legend = document.querySelector(`#chart-${CSS.escape(chart.id)} .legend`);
-    this.renderer.legend(chart, legend, chart.split && bars ? [] : [...seen.values()]);
+    const items = chart.split && bars ? [] : [...seen.values()];
+    // What a shaded band shows, in the legend that every chart shows (lab.Chart.Band).
+    if (chart.band && panels.some((p) => p.bands && p.bands.length)) items.push({ text: chart.band });
+    this.renderer.legend(chart, legend, items);
   }
 
   // offNote shows, in the box of a chart whose series need a range parameter that is off, a
