@@ -12,7 +12,8 @@ import (
 )
 
 // TestCSVExport: /api/v1/{lab}.csv is a download of the same result the JSON API gives, as
-// CSV, and bad input gets the JSON error shape.
+// CSV, each row with the scenario's URL, in a file named after the scenario (issue 30, item
+// 14: it was "lab.csv" with no scenario); bad input gets the JSON error shape.
 func TestCSVExport(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := MustOpenServer(t)
@@ -27,8 +28,12 @@ func TestCSVExport(t *testing.T) {
 		}
 		resp, got := srv.Get(t, "/api/v1/free.csv?n=4&steps=3")
 		if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/csv") ||
-			resp.Header.Get("Content-Disposition") != `attachment; filename="free.csv"` {
+			resp.Header.Get("Content-Disposition") != `attachment; filename="free_n-4.csv"` {
 			t.Fatalf("GET .csv: %d %v", resp.StatusCode, resp.Header)
+		}
+		// Named after the scenario (steps=3 is the default), and every row names it.
+		if !bytes.Contains(got, []byte(",/free?n=4\n")) {
+			t.Errorf("the CSV's rows do not carry the scenario /free?n=4:\n%s", got)
 		}
 		if want.Len() < 10 || !bytes.Equal(got, want.Bytes()) {
 			t.Errorf("CSV:\n%s\nwant the JSON result's series:\n%s", got, want.Bytes())

@@ -80,10 +80,6 @@ func previewSVG(l *lab.Lab, res *lab.Result) []byte {
 			chart = c
 		}
 	}
-	var options []string
-	if sp, ok := l.Params.Lookup(l.View.Key); ok {
-		options = sp.Options
-	}
 	var series []lab.Series
 	group := "" // of a split chart, the preview draws the first panel
 	for _, sr := range res.Series {
@@ -157,7 +153,15 @@ func previewSVG(l *lab.Lab, res *lab.Result) []byte {
 	py := func(y float64) float64 {
 		return previewH - previewPad - (ty(y)-y0)/(y1-y0)*(previewH-2*previewPad)
 	}
-	colours := previewColours(series, options)
+	key := l.View.Key
+	if chart.Key != "" {
+		key = chart.Key
+	}
+	places, total := l.View.Places(l.Params), 0
+	for _, m := range places {
+		total += len(m)
+	}
+	colours := previewColours(series, places[key], total)
 	for i, sr := range series {
 		colour, darkColour := colours(sr)
 		class := "s" + strconv.Itoa(i)
@@ -206,30 +210,34 @@ func previewSVG(l *lab.Lab, res *lab.Result) []byte {
 }
 
 // previewColours returns the colours of each series of a chart in the page's palette (light
-// and dark),
-// by the page's rule: an option of the view's key takes its option's place; a reference (Tone
-// neutral, or another label beside compared options) a grey; any other label the places after
-// the options, in order.
-func previewColours(series []lab.Series, options []string) func(lab.Series) (light, dark string) {
+// and dark), by the page's rule (js/palette.js): an option of the chart's key takes its
+// option's place (lab.View.Places, places); a reference (Tone neutral, or another label beside
+// compared options) a grey; any other label the places after every option's (total), in order.
+func previewColours(series []lab.Series, places map[string]int, total int) func(lab.Series) (light, dark string) {
 	pal := web.Palette
-	compared := slices.ContainsFunc(series, func(s lab.Series) bool { return s.Tone != lab.Neutral && slices.Contains(options, s.Label) })
+	option := func(s lab.Series) bool {
+		_, ok := places[s.Label]
+		return ok && s.Tone != lab.Neutral
+	}
+	compared := slices.ContainsFunc(series, option)
 	refs, others := map[string]int{}, map[string]int{}
 	return func(s lab.Series) (string, string) {
-		i := slices.Index(options, s.Label)
+		i, ok := places[s.Label]
 		switch {
-		case s.Tone == lab.Neutral || (i < 0 && compared):
+		case s.Tone == lab.Neutral || (!option(s) && compared):
 			if _, ok := refs[s.Label]; !ok {
 				refs[s.Label] = len(refs)
 			}
 			i := refs[s.Label] % len(pal.Ref)
 			return pal.Ref[i], pal.RefDark[i]
-		case i < 0:
+		case !ok:
 			if _, ok := others[s.Label]; !ok {
-				others[s.Label] = len(options) + len(others)
+				others[s.Label] = total + len(others)
 			}
 			i = others[s.Label]
 		}
-		return pal.Light[i%len(pal.Light)], pal.Dark[i%len(pal.Dark)]
+		st := web.Styles(i + 1)[i]
+		return st.Light, st.Dark
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/resilience-playground/playground/hub"
 	"github.com/resilience-playground/playground/lab"
+	"github.com/resilience-playground/playground/param"
 	"github.com/resilience-playground/playground/room"
 	"github.com/resilience-playground/playground/web"
 	"github.com/resilience-playground/playground/web/templates"
@@ -250,12 +252,20 @@ func (s *Server) page(embed bool) http.HandlerFunc {
 			s.render(w, r, templates.ErrorPage(s.cfg.Labs.All(), http.StatusNotFound, "There is no such lab."))
 			return
 		}
-		v, errs := l.Salvage(r.URL.RawQuery)
+		query, theme := r.URL.RawQuery, ""
+		var themeErr *param.Error
 		if embed {
 			w.Header().Set("Content-Security-Policy", cspEmbed)
 			w.Header().Del("X-Frame-Options")
+			query, theme, themeErr = embedTheme(query)
 		}
-		s.render(w, r, templates.LabPage(templates.NewPage(s.cfg.Labs.All(), l, v, errs, embed)))
+		v, errs := l.Salvage(query)
+		if themeErr != nil {
+			errs = append(errs, themeErr)
+		}
+		p := templates.NewPage(s.cfg.Labs.All(), l, v, errs, embed)
+		p.Theme = theme
+		s.render(w, r, templates.LabPage(p))
 	}
 }
 
@@ -269,7 +279,7 @@ func (s *Server) result(w http.ResponseWriter, r *http.Request) {
 // resultCSV answers GET /api/v1/{lab}.csv: the series of the scenario's final result as CSV
 // (as `playground run -format csv` prints them), offered as a download.
 func (s *Server) resultCSV(w http.ResponseWriter, r *http.Request) {
-	l, res, ok := s.finalResult(w, r)
+	_, res, ok := s.finalResult(w, r)
 	if !ok {
 		return
 	}
@@ -279,7 +289,7 @@ func (s *Server) resultCSV(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-	w.Header().Set("Content-Disposition", `attachment; filename="`+l.Name+`.csv"`)
+	w.Header().Set("Content-Disposition", `attachment; filename="`+lab.FileName(res.URL, "csv")+`"`)
 	w.WriteHeader(http.StatusOK)
 	w.Write(b.Bytes())
 }
@@ -341,4 +351,30 @@ func (s *Server) WaitStreams(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// embedTheme takes an embed's theme out of its query: theme=light or theme=dark fixes the
+// embed's colours whatever the viewer's setting (a chart framed in light slides stays light),
+// absent it follows the viewer's. It is the view's, not the scenario's: the rest of the query
+// is the scenario, parsed as any other. A theme other than light or dark is an error on the
+// page, and the viewer's setting holds.
+func embedTheme(rawQuery string) (query, theme string, err *param.Error) {
+	var keep []string
+	for _, part := range strings.Split(rawQuery, "&") {
+		name, value, _ := strings.Cut(part, "=")
+		if name != "theme" {
+			if part != "" {
+				keep = append(keep, part)
+			}
+			continue
+		}
+		value, _ = url.QueryUnescape(value)
+		switch value {
+		case "light", "dark":
+			theme, err = value, nil
+		default:
+			theme, err = "", &param.Error{Param: "theme", Msg: fmt.Sprintf("theme must be light or dark, got %q", value)}
+		}
+	}
+	return strings.Join(keep, "&"), theme, err
 }

@@ -163,3 +163,28 @@ func TestPage(t *testing.T) {
 		t.Errorf("GET /nosuchlab: %d %.200s", resp.StatusCode, body)
 	}
 }
+
+// TestEmbedTheme: an embed's theme=light|dark is the view's, not the scenario's: the page
+// fixes its colours (html data-theme) and parses the rest of the query as the scenario; a bad
+// theme is an error on the page naming it; the lab page, whose query is the scenario only,
+// has no theme.
+func TestEmbedTheme(t *testing.T) {
+	srv := MustOpenServer(t)
+	for _, tc := range []struct {
+		path, want, notWant string
+	}{
+		{"/embed/backoff?clients=20&theme=dark", `<html lang="en" data-theme="dark">`, "was not used"},
+		{"/embed/backoff?theme=light&clients=20", `<html lang="en" data-theme="light">`, "was not used"},
+		{"/embed/backoff?clients=20", `<html lang="en">`, "data-theme"},
+		{"/embed/backoff?clients=20&theme=blue", "theme must be light or dark", "data-theme"},
+		{"/backoff?clients=20&theme=dark", "was not used", "data-theme"},
+	} {
+		resp, body := srv.Get(t, tc.path)
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), tc.want) || strings.Contains(string(body), tc.notWant) {
+			t.Errorf("GET %s: %d, want %q in the page and no %q", tc.path, resp.StatusCode, tc.want, tc.notWant)
+		}
+		if strings.HasPrefix(tc.path, "/embed/") && !strings.Contains(string(body), `Clients`) {
+			t.Errorf("GET %s: no controls' scenario", tc.path)
+		}
+	}
+}

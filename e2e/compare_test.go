@@ -11,7 +11,7 @@ import (
 )
 
 // TestCompareView opens the compare link of a lab page, then a compare URL of two scenarios:
-// both results are drawn on shared axes (A solid, B dashed) from the API's numbers, and the
+// both results are drawn on shared axes (B with hollow marks) from the API's numbers, and the
 // summary tables of A and B stand side by side. Bad compare URLs get 400 and a page that says
 // why.
 func TestCompareView(t *testing.T) {

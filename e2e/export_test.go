@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/resilience-playground/playground/lab"
 )
 
 // exportURL is a small backoff scenario, away from the defaults.
@@ -42,8 +44,20 @@ func TestExportLinksMatchAPI(t *testing.T) {
 			if want := link.path + "?" + wantQuery; href != want {
 				t.Errorf("%s href = %q, want %q", link.id, href, want)
 			}
-			if dl := eval[string](t, ctx, `document.getElementById("`+link.id+`").download`); dl != "backoff"+link.ext {
-				t.Errorf("%s download = %q, want %q", link.id, dl, "backoff"+link.ext)
+			// Named after the scenario (issue 30, item 14), as the server names the CSV.
+			dl := eval[string](t, ctx, `document.getElementById("`+link.id+`").download`)
+			if want := lab.FileName("/backoff?"+wantQuery, link.ext[1:]); dl != want {
+				t.Errorf("%s download = %q, want %q", link.id, dl, want)
+			}
+			if link.ext == ".csv" {
+				resp, err := http.Get(srv.URL + link.path + "?" + wantQuery)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				if cd, want := resp.Header.Get("Content-Disposition"), `attachment; filename="`+dl+`"`; cd != want {
+					t.Errorf("the CSV comes as %q, want %q, the page's name for it", cd, want)
+				}
 			}
 			page, err := chromedp.Run(ctx, chromedp.Evaluate[string](
 				`fetch(document.getElementById("`+link.id+`").href).then((r) => r.ok ? r.text() : "HTTP " + r.status)`,
@@ -104,7 +118,7 @@ func TestExportPNG(t *testing.T) {
 		if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector('button.png[data-png="`+id+`"]').click()`)); err != nil {
 			t.Fatal(err)
 		}
-		file := filepath.Join(dir, "backoff-"+id+".png")
+		file := filepath.Join(dir, lab.FileName("/backoff-"+id+exportURL[len("/backoff"):], "png"))
 		b := waitFile(t, file)
 		img, err := png.Decode(bytes.NewReader(b))
 		if err != nil {

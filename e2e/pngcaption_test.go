@@ -10,6 +10,8 @@ import (
 
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
+
+	"github.com/resilience-playground/playground/lab"
 )
 
 // recordExportText records the text drawn onto canvases that are not on the page — the PNG
@@ -49,7 +51,8 @@ func TestExportPNGNamesScenario(t *testing.T) {
 		t.Fatal(err)
 	}
 	click(t, ctx, `button.png[data-png="work"]`)
-	b := waitFile(t, filepath.Join(dir, "backoff-work.png"))
+	// Named after the chart and the scenario it shows.
+	b := waitFile(t, filepath.Join(dir, lab.FileName("/backoff-work?strategies=none,full&clients=50&trials=8&sweep=10:40:15", "png")))
 	img, err := png.Decode(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -117,6 +118,10 @@ func lesson(t *testing.T, a, b string) {
 		waitFor(t, f, fmt.Sprintf(`location.hash === "#tour=%s" && !!document.querySelector("#tour .tour-predict")`, step))
 		if eval[bool](t, f, `!!document.querySelector("#tour .tour-reveal, #tour .tour-explanation")`) {
 			t.Errorf("follower %d can reveal the answer before the presenter, or sees it", i)
+		}
+		// The hidden charts' notes point to no button the follower lacks (issue 30, item 12).
+		if notes := eval[[]string](t, f, `[...document.querySelectorAll("#lab .predict-note")].filter((n) => n.checkVisibility()).map((n) => n.textContent)`); len(notes) == 0 || slices.ContainsFunc(notes, func(n string) bool { return !strings.Contains(n, "the presenter reveals it") }) {
+			t.Errorf("follower %d's hidden charts say %q, want that the presenter reveals them", i, notes)
 		}
 	}
 	noKeyInAddress(t, pres, "the presenter on a tour step")

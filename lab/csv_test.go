@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/resilience-playground/playground/lab"
@@ -20,6 +21,7 @@ func TestWriteCSV(t *testing.T) {
 	third += 0.2 // 0.30000000000000004: written in full
 	r := &lab.Result{
 		Lab: "test",
+		URL: "/test?n=3",
 		Series: []lab.Series{
 			{Name: "writes", Chart: "work", Label: "full jitter", XUnit: "clients", YUnit: "calls",
 				X: []float64{10, 20, 30}, Y: []float64{1.5, 2.25, 1e21}},
@@ -66,7 +68,7 @@ func TestWriteCSVEmpty(t *testing.T) {
 	if err := lab.WriteCSV(&b, &lab.Result{}); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := b.String(), "series,chart,label,x,y,x_unit,y_unit\n"; got != want {
+	if got, want := b.String(), "series,chart,label,x,y,x_unit,y_unit,scenario\n"; got != want {
 		t.Errorf("WriteCSV(empty) = %q, want %q", got, want)
 	}
 }
@@ -81,5 +83,23 @@ func TestWriteCSVError(t *testing.T) {
 	r := &lab.Result{Series: []lab.Series{{Name: "s", X: []float64{1}, Y: []float64{2}}}}
 	if err := lab.WriteCSV(failWriter{}, r); !errors.Is(err, errWrite) {
 		t.Errorf("WriteCSV to a failing writer = %v, want %v", err, errWrite)
+	}
+}
+
+// TestFileName: downloads are named after the scenario, in characters any file system takes.
+func TestFileName(t *testing.T) {
+	for _, c := range []struct{ url, ext, want string }{
+		{"/ratelimit", "csv", "ratelimit_default.csv"},
+		{"/ratelimit?limit=50&algorithms=gcra,fixed_window", "csv", "ratelimit_limit-50_algorithms-gcra+fixed_window.csv"},
+		{"/backoff?sweep=10:50:20&base=2.5ms", "json", "backoff_sweep-10+50+20_base-2.5ms.json"},
+		{"/x?a=%2F..%2Fetc", "png", "x_a-+2F..+2Fetc.png"},
+	} {
+		if got := lab.FileName(c.url, c.ext); got != c.want {
+			t.Errorf("FileName(%q, %q) = %q, want %q", c.url, c.ext, got, c.want)
+		}
+	}
+	long := lab.FileName("/backoff?strategies="+strings.Repeat("full,", 100), "csv")
+	if len(long) != 150+len(".csv") {
+		t.Errorf("a long scenario's name is %d characters, want 150 and the extension", len(long))
 	}
 }

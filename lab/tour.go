@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/resilience-playground/playground/param"
 )
 
 // A Tour is a guided walk through a lab: ordered steps, each a scenario and a few sentences
@@ -214,6 +217,17 @@ func (l *Lab) CheckTours() error {
 			if c := l.URL(v); c != s.URL {
 				return fmt.Errorf("%s: URL %q is not canonical; write %q", where, s.URL, c)
 			}
+			// What a step sets or points to is on show: no parameter it names has its control
+			// hidden in its own scenario ("Store latency: 20 ms" with a store that has none).
+			named := slices.Clone(s.Controls)
+			for k := range u.Query() {
+				named = append(named, k)
+			}
+			for _, n := range named {
+				if sp, ok := l.Params.Lookup(n); ok && sp.Applies != nil && !sp.Applies.Holds(v) {
+					return fmt.Errorf("%s: it sets or shows %s, whose control is hidden in its scenario (shown only when %s is %v)", where, n, sp.Applies.Param, appliesWords(*sp.Applies))
+				}
+			}
 		}
 	}
 	return nil
@@ -232,4 +246,12 @@ func (v View) has(id string) bool {
 		}
 	}
 	return false
+}
+
+// appliesWords writes a control's condition for an error message.
+func appliesWords(w param.When) string {
+	if w.Min != nil {
+		return fmt.Sprintf("at least %g", *w.Min)
+	}
+	return strings.Join(w.Values, " or ")
 }

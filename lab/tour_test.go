@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/resilience-playground/playground/lab"
+	"github.com/resilience-playground/playground/param"
 )
 
 func TestCheckTours(t *testing.T) {
@@ -45,10 +46,16 @@ func TestCheckTours(t *testing.T) {
 		{"bad value", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{step("/t?n=0")}}}, "n must be"},
 		{"not canonical", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{step("/t?m=2&n=5")}}}, `write "/t?n=5&m=2"`},
 		{"default written", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{step("/t?n=10")}}}, `write "/t"`},
+		// m's control shows only when mode is "b c" (issue 30, item 12: a step set store_latency
+		// with a store that has none, its control hidden).
+		{"sets a hidden control", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{step("/t?m=2")}}}, "sets or shows m, whose control is hidden"},
+		{"shows a hidden control", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Text: "Look.", Controls: []string{"m"}}}}}, "sets or shows m"},
+		{"sets a shown control", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{step("/t?m=2&mode=b+c")}}}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l := testLab("t")
 			l.Params.Defaults()
+			l.Params[1].Applies = &param.When{Param: "mode", Values: []string{"b c"}}
 			l.View.Charts = []lab.Chart{{ID: "c"}}
 			l.Tours = tc.tours
 			err := l.CheckTours()

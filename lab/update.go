@@ -28,6 +28,11 @@ type Series struct {
 	Of     string    `json:"of,omitempty"`    // view-only: the series this bounds
 	Bound  string    `json:"bound,omitempty"` // "lo" or "hi"
 
+	// Width is, in a Bars chart, the width of each bar (a histogram's bin) in x's unit: a bar
+	// spans [x, x+Width), or is centred on x in a chart of whole x values (Chart.IntX). A bar is
+	// drawn as wide as its bin, whatever the other series of its chart, even alone.
+	Width float64 `json:"width,omitempty"`
+
 	// Presentation (see View.Key for colours).
 	Style string `json:"style,omitempty"` // "dashed" (an estimate over an exact count, say) or "" (solid)
 	Group string `json:"group,omitempty"` // in a Split chart, the panel; "*" shows the series in every panel (a reference)

@@ -22,11 +22,21 @@ type View struct {
 	// Key names the list or enum parameter whose options are the things the lab compares
 	// (strategies, algorithms, policies): series whose Label is one of its options take that
 	// option's colour, dash and place, the same for every viewer, and map tables list their
-	// rows in its order. Other series take the remaining styles in order.
+	// rows in its order. A chart whose series are labelled by another parameter's options
+	// names it (Chart.Key); each option of every such parameter has a place of its own
+	// ([View.Places]), so that a series keeps one style on every chart. Other series take the
+	// styles after them in order.
 	Key string `json:"key,omitempty"`
 
 	// Headline names the charts shown first, beside the main controls.
 	Headline []string `json:"headline,omitempty"`
+
+	// Names are what people read for names a run reports that are no parameter's option (a
+	// store's fallback semantics, "get_set": "GET then SET"): the page writes a series label or
+	// a table cell that is one of them as its label, as it writes an option as the option's
+	// label. labtest.CheckView fails a run that shows a raw name (one with an underscore)
+	// declared nowhere.
+	Names map[string]string `json:"names,omitempty"`
 }
 
 // ChartKind is how a chart draws its series.
@@ -81,10 +91,26 @@ type Chart struct {
 	YUnit     Unit   `json:"y_unit,omitempty"`
 	Help      string `json:"help,omitempty"` // a sentence under the title
 
+	// Key names the enum or list parameter whose options label the chart's series when it is
+	// not the view's Key (subsetting algorithms on a lab that compares policies, say).
+	Key string `json:"key,omitempty"`
+
 	// Needs names an IntRange parameter (a sweep) whose points are the chart's x: while it is
 	// off the chart has nothing to draw, and the page says so in the chart's box, with a
 	// button that turns the parameter on with its Spec.On range.
 	Needs string `json:"needs,omitempty"`
+
+	// Band says what the shaded band around a line shows ("Shaded: the least to the most
+	// loaded backend; the line: the median"), for a chart whose series carry bands (Series.Of):
+	// the page writes it in the legend, which every chart shows (a headline chart's help text
+	// is hidden). labtest.CheckView requires it of a chart that gets bands.
+	Band string `json:"band,omitempty"`
+
+	// Empty says, for scenarios that give the chart nothing to draw for another reason than
+	// its Needs being off, why, and what would: the page shows it in place of an empty frame
+	// ("Nothing to show for this scenario: …"). labtest.CheckView requires it of a chart that
+	// one of a lab's test runs leaves empty.
+	Empty string `json:"empty,omitempty"`
 }
 
 // TableRows is how a summary entry holds a table's rows.
@@ -105,6 +131,12 @@ type Table struct {
 	Columns []Column  `json:"columns"`
 	Help    string    `json:"help,omitempty"`
 	Bottom  bool      `json:"bottom,omitempty"` // shown after the charts rather than before
+
+	// Empty says, for scenarios whose summary has no row for the table, why, and what would
+	// fill it ("Shown for deterministic subsetting of up to 32 clients and 32 backends"): the
+	// page shows it in place of a table of headers only. labtest.CheckView requires it of a
+	// table that one of a lab's test runs leaves empty.
+	Empty string `json:"empty,omitempty"`
 }
 
 // Column is one column of a Table: Field of each row, a number of Unit printed with Digits
@@ -115,6 +147,37 @@ type Column struct {
 	Label  string `json:"label"`
 	Digits int    `json:"digits"`
 	Unit   Unit   `json:"unit,omitempty"`
+}
+
+// Places returns the style place of every option of the parameters whose options label
+// series (the view's Key, then each chart's Key in chart order), by parameter and option: the
+// view key's options take places 0, 1, 2… in their declared order, each other parameter's the
+// places after. A label names the same thing, and is drawn alike, on every chart of the lab;
+// two options of one chart's parameter never share a place. (The page draws place i in the
+// palette's style i: web.Palette.Styles.)
+func (v View) Places(params param.Set) map[string]map[string]int {
+	out := map[string]map[string]int{}
+	n := 0
+	add := func(name string) {
+		sp, ok := params.Lookup(name)
+		if !ok || out[name] != nil {
+			return
+		}
+		out[name] = map[string]int{}
+		for _, o := range sp.Options {
+			out[name][o] = n
+			n++
+		}
+	}
+	if v.Key != "" {
+		add(v.Key)
+	}
+	for _, c := range v.Charts {
+		if c.Key != "" {
+			add(c.Key)
+		}
+	}
+	return out
 }
 
 // titleParam matches a parameter named in a title: "{clients}".
@@ -170,6 +233,11 @@ func (v View) Check(params param.Set) error {
 		unique(what, c.ID, charts)
 		if !slices.Contains([]ChartKind{"", Lines, Steps, Bars}, c.Kind) {
 			bad("%s: unknown kind %q", what, c.Kind)
+		}
+		if c.Key != "" {
+			if sp, ok := params.Lookup(c.Key); !ok || (sp.Kind != param.Enum && sp.Kind != param.EnumList) {
+				bad("%s: key %q is no enum or list parameter", what, c.Key)
+			}
 		}
 		if c.Mark != "" {
 			if sp, ok := params.Lookup(c.Mark); !ok || (sp.Kind != param.Int && sp.Kind != param.Float && sp.Kind != param.Duration) {

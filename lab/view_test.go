@@ -1,6 +1,7 @@
 package lab_test
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -52,6 +53,7 @@ func TestViewCheck(t *testing.T) {
 		{"needs a range without a valid on", `needs "sweep2", whose on range "1:99:2"`, func(v *lab.View) { v.Charts[0].Needs = "sweep2" }},
 		{"key of no parameter", `key "strategies"`, func(v *lab.View) { v.Key = "strategies" }},
 		{"key of a number", `key "n"`, func(v *lab.View) { v.Key = "n" }},
+		{"chart key of a number", `chart 0 ("c"): key "n"`, func(v *lab.View) { v.Charts[0].Key = "n" }},
 		{"headline of no chart", `headline "work"`, func(v *lab.View) { v.Headline = []string{"work"} }},
 		{"title of no parameter", "{clients}", func(v *lab.View) { v.Charts[0].Title = "At N = {clients}" }},
 		{"table title of no parameter", "{x}", func(v *lab.View) { v.Tables[0].Title = "{x}" }},
@@ -71,6 +73,21 @@ func TestViewCheck(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: Check = %v, want an error saying %q", c.name, err, c.want)
 		}
+	}
+}
+
+// TestPlaces: the view key's options take the first places, each other chart key's options
+// the places after, once per parameter whatever the charts naming it.
+func TestPlaces(t *testing.T) {
+	params := param.Set{
+		{Name: "policy", Label: "P", Kind: param.EnumList, Default: "a", Options: []string{"a", "b", "random"}},
+		{Name: "subsetting", Label: "S", Kind: param.Enum, Default: "random", Options: []string{"random", "det"}},
+	}
+	v := lab.View{Key: "policy", Charts: []lab.Chart{{ID: "x", Key: "subsetting"}, {ID: "y"}, {ID: "z", Key: "subsetting"}}}
+	got := v.Places(params)
+	want := map[string]map[string]int{"policy": {"a": 0, "b": 1, "random": 2}, "subsetting": {"random": 3, "det": 4}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Places = %v, want %v", got, want)
 	}
 }
 

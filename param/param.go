@@ -96,6 +96,32 @@ type When struct {
 	Min    *float64 `json:"min,omitempty"` // a numeric condition: Param >= *Min (Values is then empty)
 }
 
+// Holds reports whether the condition holds for v: the page shows a control whose Applies
+// this is only then (web/static/js/params.js applies, its counterpart). A numeric condition
+// compares a duration in milliseconds.
+func (w When) Holds(v Values) bool {
+	sp, ok := v.set.Lookup(w.Param)
+	if !ok {
+		return false
+	}
+	if w.Min != nil {
+		var x float64
+		switch sp.Kind {
+		case Int:
+			x = float64(v.Int(w.Param))
+		case Float:
+			x = v.Float(w.Param)
+		case Duration:
+			x = float64(v.Duration(w.Param)) / float64(time.Millisecond)
+		default:
+			return false
+		}
+		return x >= *w.Min
+	}
+	have := strings.Split(v.Format(w.Param), ",")
+	return slices.ContainsFunc(w.Values, func(x string) bool { return slices.Contains(have, x) })
+}
+
 // Range is an IntRange value: From, From+Step, ... up to To. Off is true for "off".
 type Range struct {
 	From, To, Step int64

@@ -28,3 +28,26 @@ var Palette = struct {
 	RefDark:   []string{"#a3a3a3", "#7d7d7d"},
 	RefDashes: [][]int{{}, {2, 3}, {12, 4}},
 }
+
+// Style is how the series of one place are drawn: a colour for each theme and a dash.
+type Style struct {
+	Light    string `json:"light"`
+	Dark     string `json:"dark"`
+	Dash     []int  `json:"dash"`
+	DashName string `json:"dash_name"`
+}
+
+// Styles returns the styles of places 0 to n−1. Place i takes colour i mod c (c colours) and
+// a dash that shifts by one more every c places, (i + ⌊i/c⌋) mod d (d dashes): no two of the
+// first c·d places (49) share both colour and dash, so that however many options a lab
+// compares, and whatever parameters label its series (lab.View.Places), no two series of a
+// chart look alike. The page draws place i in style i; the SVG previews use the same colours.
+func Styles(n int) []Style {
+	c, d := len(Palette.Light), len(Palette.Dashes)
+	out := make([]Style, n)
+	for i := range out {
+		k := (i + i/c) % d
+		out[i] = Style{Light: Palette.Light[i%c], Dark: Palette.Dark[i%c], Dash: Palette.Dashes[k], DashName: Palette.DashNames[k]}
+	}
+	return out
+}

@@ -1,11 +1,13 @@
 package web
 
 import (
+	"fmt"
 	"io/fs"
 	"math"
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -119,9 +121,14 @@ func TestDarkPaletteReadable(t *testing.T) {
 	if len(hexes) < 7 {
 		t.Fatalf("%d dark colours, want at least 7 (one per option of the largest key)", len(hexes))
 	}
-	dark := regexp.MustCompile(`(?s)@media \(prefers-color-scheme: dark\) \{\s*:root \{([^}]*)\}`).FindSubmatch(css)
+	dark := regexp.MustCompile(`(?s)@media \(prefers-color-scheme: dark\) \{\s*:root:not\(\[data-theme=light\]\) \{([^}]*)\}`).FindSubmatch(css)
 	if dark == nil {
 		t.Fatal("app.css has no :root block for prefers-color-scheme: dark")
+	}
+	// An embed's theme=dark (html[data-theme=dark]) gives the same colours.
+	fixed := regexp.MustCompile(`(?s)\n:root\[data-theme=dark\] \{([^}]*)\}`).FindSubmatch(css)
+	if fixed == nil || !strings.HasPrefix(strings.Join(strings.Fields(string(fixed[1])), " "), strings.Join(strings.Fields(string(dark[1])), " ")) {
+		t.Errorf("app.css's :root[data-theme=dark] block does not hold the dark theme's values")
 	}
 	vars := map[string]string{}
 	for _, v := range regexp.MustCompile(`--([a-z-]+):\s*(#[0-9A-Fa-f]{6})`).FindAllSubmatch(dark[1], -1) {
@@ -179,4 +186,31 @@ func contrastOn(a, b string) float64 {
 		x, y = y, x
 	}
 	return (x + 0.05) / (y + 0.05)
+}
+
+// TestStylesDistinct: the first colours × dashes places of Styles differ pairwise in colour or
+// in dash, light and dark, and the dashes differ pairwise in pattern and in name.
+func TestStylesDistinct(t *testing.T) {
+	n := len(Palette.Light) * len(Palette.Dashes)
+	if n < 16 {
+		t.Fatalf("%d distinct styles, want at least 16", n)
+	}
+	styles := Styles(n)
+	seen := map[string]int{}
+	for i, s := range styles {
+		for _, colour := range []string{s.Light, "dark " + s.Dark} {
+			k := fmt.Sprint(colour, s.Dash)
+			if j, ok := seen[k]; ok && j != i {
+				t.Errorf("places %d and %d are both %s", j, i, k)
+			}
+			seen[k] = i
+		}
+	}
+	for i := range Palette.Dashes {
+		for j := i + 1; j < len(Palette.Dashes); j++ {
+			if slices.Equal(Palette.Dashes[i], Palette.Dashes[j]) || Palette.DashNames[i] == Palette.DashNames[j] {
+				t.Errorf("dashes %d and %d alike: %v %q, %v %q", i, j, Palette.Dashes[i], Palette.DashNames[i], Palette.Dashes[j], Palette.DashNames[j])
+			}
+		}
+	}
 }

@@ -53,7 +53,7 @@ func TestRunCSV(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if lines[0] != "series,chart,label,x,y,x_unit,y_unit" || len(lines) < 10 {
+	if lines[0] != "series,chart,label,x,y,x_unit,y_unit,scenario" || len(lines) < 10 {
 		t.Errorf("csv: %d lines, header %q", len(lines), lines[0])
 	}
 	if !strings.Contains(out, "timeline full,timeline,full,") {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"testing"
 
@@ -12,10 +13,10 @@ import (
 
 // CheckView runs the scenarios of the URL queries on l and checks that its runs fill its view
 // (every lab's golden test calls it): every series of every update names a chart of the view,
-// and every band a series of its chart; every chart gets a series and every table its summary
-// entry, of the layout it declares, in at least one of the runs; every column names a field
-// of the rows; every series' units agree with its chart's. A view that compiles and passes
-// [lab.View.Check] can still be out of step with
+// every band a series of its chart, and every series of a Bars chart its bars' width; every
+// chart gets a series and every table its summary entry, of the layout it declares, in at least
+// one of the runs; every column names a field of the rows; every series' units agree with its
+// chart's. A view that compiles and passes [lab.View.Check] can still be out of step with
 // what the lab computes: a chart renamed on one side only, a summary field dropped. The page
 // would then draw an empty chart or blank cells, and nothing else would fail.
 func CheckView(tb testing.TB, l *lab.Lab, queries ...string) {
@@ -37,6 +38,60 @@ func CheckView(tb testing.TB, l *lab.Lab, queries ...string) {
 	for _, p := range viewProblems(l.View, runs) {
 		tb.Error(l.Name + ": " + p)
 	}
+	for _, p := range rawNames(l, runs) {
+		tb.Error(l.Name + ": " + p)
+	}
+}
+
+// rawName matches a name as code writes it (get_set, round_robin): lower-case words joined
+// by underscores.
+var rawName = regexp.MustCompile(`\b[a-z0-9]+(?:_[a-z0-9]+)+\b`)
+
+// rawNames lists the series labels and table cells of the runs that would show people a raw
+// name: text holding one, unless the whole text is a parameter's option or a name the view
+// declares (lab.View.Names), which the page writes as its label.
+func rawNames(l *lab.Lab, runs []run) []string {
+	known := map[string]bool{}
+	for _, sp := range l.Params {
+		for _, o := range sp.Options {
+			known[o] = true
+		}
+	}
+	for n := range l.View.Names {
+		known[n] = true
+	}
+	var out []string
+	seen := map[string]bool{}
+	check := func(where, text string) {
+		if known[text] || seen[where+text] {
+			return
+		}
+		if m := rawName.FindString(text); m != "" {
+			seen[where+text] = true
+			out = append(out, fmt.Sprintf("%s shows the raw name %q (in %q): declare a label for it (lab.View.Names) or write the label", where, m, text))
+		}
+	}
+	for _, r := range runs {
+		for _, u := range r.Updates {
+			for _, s := range u.Series {
+				check(fmt.Sprintf("%s: series %q's label", r.Result.URL, s.Name), s.Label)
+			}
+		}
+		for _, t := range l.View.Tables {
+			rows, err := rowsOf(r.Result.Summary[t.Key], t.Rows)
+			if err != nil {
+				continue
+			}
+			for _, row := range rows {
+				for _, c := range t.Columns {
+					if v, ok := row[c.Field].(string); ok {
+						check(fmt.Sprintf("%s: table %q column %q", r.Result.URL, t.ID, c.Field), v)
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // run is what CheckView looks at of one run: its updates as they were emitted and its result.
@@ -51,9 +106,11 @@ func viewProblems(v lab.View, runs []run) []string {
 	bad := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
 	charts := map[string]bool{}
 	byID := map[string]lab.Chart{}
+	bars := map[string]bool{}
 	for _, c := range v.Charts {
 		charts[c.ID] = false
 		byID[c.ID] = c
+		bars[c.ID] = c.Kind == lab.Bars
 	}
 	reported := map[string]bool{}
 	for _, r := range runs {
@@ -84,6 +141,12 @@ func viewProblems(v lab.View, runs []run) []string {
 						}
 					}
 				}
+				if bars[c] && s.Of == "" && !(s.Width > 0) && !reported[s.Name] {
+					// A bar's width is its bin's: without it, a histogram of one bin would be
+					// drawn as wide as the axis.
+					bad("%s: series %q of histogram %q declares no bar width (lab.Series.Width)", r.Result.URL, s.Name, c)
+					reported[s.Name] = true
+				}
 				if s.Of != "" && chartOf[s.Of] != c && !reported[s.Name] {
 					bad("%s: band %q bounds %q, which is no series of chart %q", r.Result.URL, s.Name, s.Of, c)
 					reported[s.Name] = true
@@ -94,6 +157,58 @@ func viewProblems(v lab.View, runs []run) []string {
 	for _, c := range v.Charts {
 		if !charts[c.ID] {
 			bad("chart %q gets no series in any of the runs", c.ID)
+		}
+	}
+	// A chart whose lines carry shaded bands says what they show.
+	banded := map[string]bool{}
+	for _, r := range runs {
+		for _, u := range r.Updates {
+			for _, s := range u.Series {
+				if s.Of != "" && s.Chart != "" {
+					banded[s.Chart] = true
+				}
+			}
+		}
+	}
+	for _, c := range v.Charts {
+		if banded[c.ID] && c.Band == "" {
+			bad("chart %q draws shaded bands but declares no Band to say what they show", c.ID)
+		}
+	}
+	// A chart or table that a run leaves empty says why, unless its Needs is off in that run:
+	// the page shows that sentence rather than an empty frame or a table of headers.
+	for _, r := range runs {
+		drawn := map[string]bool{}
+		chartOf := map[string]string{}
+		for _, u := range r.Updates {
+			for _, s := range u.Series {
+				if s.Chart != "" {
+					chartOf[s.Name] = s.Chart
+				}
+				if s.Of == "" && len(s.X) > 0 {
+					drawn[chartOf[s.Name]] = true
+				}
+			}
+		}
+		for _, c := range v.Charts {
+			if drawn[c.ID] || c.Empty != "" || (c.Needs != "" && r.Result.Params[c.Needs] == "off") {
+				continue
+			}
+			if c.Needs != "" {
+				bad("%s: chart %q has nothing to draw with %s on: it declares no Empty to say why", r.Result.URL, c.ID, c.Needs)
+			} else {
+				bad("%s: chart %q has nothing to draw: it declares no Needs or Empty to say why", r.Result.URL, c.ID)
+			}
+		}
+		for _, t := range v.Tables {
+			if t.Empty != "" {
+				continue
+			}
+			entry, ok := r.Result.Summary[t.Key]
+			rows, err := rowsOf(entry, t.Rows)
+			if !ok || (err == nil && len(rows) == 0) {
+				bad("%s: table %q has no rows: it declares no Empty to say why", r.Result.URL, t.ID)
+			}
 		}
 	}
 	for _, t := range v.Tables {

@@ -56,7 +56,7 @@ var Params = param.Set{
 		Help: "Simulations averaged per point."},
 	{Name: "seed", Group: "Advanced", Label: "Seed", Kind: param.Int, Default: "1", Min: 0, Max: 1<<53 - 1, Step: 1, Random: true,
 		Help: "All randomness comes from the seed: the same seed gives the same numbers."},
-	{Name: "sweep", Group: "Advanced", Label: "Sweep of clients", Kind: param.IntRange, Default: "10:190:10", Min: 1, Max: 1000, MaxLen: 100,
+	{Name: "sweep", Group: "Advanced", Label: "Sweep of clients", Kind: param.IntRange, Default: "10:190:10", Min: 1, Max: 1000, MaxLen: 100, On: "10:190:10",
 		Help: "Client counts for the work and completion charts, from:to:step, or off."},
 	{Name: "retries", Group: "Advanced", Label: "Schedule length", Kind: param.Int, Default: "12", Min: 1, Max: 200, Step: 1,
 		Help: "Retries shown in the retry schedule."},

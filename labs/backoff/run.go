@@ -339,7 +339,7 @@ func (r *runner) chosenUpdate(s scenario, p *point, final bool) lab.Update {
 		}
 		series = append(series, lab.Series{
 			Name: "timeline " + name, Chart: "timeline", Label: name,
-			XUnit: "ms", YUnit: "writes per " + param.FormatDuration(h.Width), X: x, Y: y,
+			XUnit: "ms", YUnit: "writes per " + param.FormatDuration(h.Width), X: x, Y: y, Width: float64(h.Width) / 1e6,
 		})
 	}
 	return lab.Update{Summary: map[string]any{"strategies": sum}, Series: series}

@@ -528,7 +528,7 @@ func timeSeries(name string, samples []sample) []lab.Series {
 const cpuBin = 2.0
 
 // cpuHistogram is the distribution of per-backend utilisation under one policy: backends per
-// bin of cpuBin points (x is the bin's middle).
+// bin of cpuBin points (x is the bin's start).
 func cpuHistogram(name string, cpu []float64, failing []bool) lab.Series {
 	counts := []float64{} // never nil: JSON would write null
 	for b, u := range cpu {
@@ -543,9 +543,9 @@ func cpuHistogram(name string, cpu []float64, failing []bool) lab.Series {
 	}
 	x := make([]float64, len(counts))
 	for i := range x {
-		x[i] = cpuBin * (float64(i) + 0.5)
+		x[i] = cpuBin * float64(i)
 	}
-	return lab.Series{Name: "cpu histogram " + name, Chart: "cpu_hist", Label: name, Group: name, XUnit: "%", YUnit: "backends", X: x, Y: counts}
+	return lab.Series{Name: "cpu histogram " + name, Chart: "cpu_hist", Label: name, Group: name, XUnit: "%", YUnit: "backends", X: x, Y: counts, Width: cpuBin}
 }
 
 // connectionsHistogram is the number of backends with each connection count, from one below
@@ -564,7 +564,7 @@ func connectionsHistogram(s scenario, counts []int) lab.Series {
 	for i := range x {
 		x[i] = float64(lo + i)
 	}
-	return lab.Series{Name: "connections", Chart: "connections", Label: s.Subsetting, XUnit: "connections", YUnit: "backends", X: x, Y: n}
+	return lab.Series{Name: "connections", Chart: "connections", Label: s.Subsetting, XUnit: "connections", YUnit: "backends", X: x, Y: n, Width: 1}
 }
 
 // loadPct is the offered load: the mean utilisation the requests would cause if spread

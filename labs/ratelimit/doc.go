@@ -7,7 +7,8 @@
 // on Criteo's engineering blog (also translated into Japanese as
 // "分散フロー制御アルゴリズムを5分で理解する"): the post plots, under the same
 // random traffic, the count of the "perfect" sliding window (a grey line)
-// against the count each algorithm works with (dashed), and explains why
+// against the count each algorithm works with (here in the algorithm's own
+// colour and dash), and explains why
 // the store — Redis with atomic scripts, or Memcached with only atomic
 // increments — decides which algorithm one can build. The lab draws those
 // charts for every algorithm at once and counts, request by request, what
@@ -67,7 +68,7 @@
 // summary.limit and summary.window_ms the limit. The series are, per
 // algorithm, the exact sliding-window count of its admitted requests ("exact
 // <name>", a neutral reference) and its own estimate ("estimate <name>",
-// dashed) at 1001 instants from 0 to the duration (chart "count", one panel
+// in the algorithm's style) at 1001 instants from 0 to the duration (chart "count", one panel
 // per algorithm with the limit in each), and its admitted rate in 120 bins
 // ("admitted <name>") beside the offered rate ("offered"; chart "rate").
 //

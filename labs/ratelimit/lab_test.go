@@ -212,7 +212,8 @@ func TestGolden(t *testing.T) {
 		{"distributed", "limit=50&duration=5s&instances=3&store=racy&store_latency=5ms&skew=100ms&balancer=random&algorithms=fixed_window,sliding_log,token_bucket"},
 	}
 	labtest.CheckView(t, Lab(), goldens[0].query, goldens[1].query, "duration=5s&sweep=1:9:4",
-		"duration=5s&store=cas&instances=2&store_latency=5ms&latency_sweep=0:10:5&instances_sweep=4:4:1") // the runs fill the page's charts and tables
+		"duration=5s&store=cas&instances=2&store_latency=5ms&latency_sweep=0:10:5&instances_sweep=4:4:1",
+		"duration=2s&limit=50&instances=2&store=incr&algorithms=token_bucket&latency_sweep=0:10:5&instances_sweep=3:3:1") // the runs fill the page's charts and tables
 	for _, g := range goldens {
 		var outs [][]byte
 		for _, procs := range []int{1, 2, 7} {

@@ -85,7 +85,7 @@ var Params = param.Set{
 		Help: "All randomness comes from the seed: the same seed gives the same numbers."},
 	{Name: "sweep", Group: "Advanced", Label: "Sweep of sub-windows", Kind: param.IntRange, Default: "off", Min: 1, Max: ratelimit.MaxSubWindows, MaxLen: ratelimit.MaxSubWindows, On: "1:31:6",
 		Help: "Sub-window counts k for the error-vs-sub-windows charts, from:to:step (1:31:6, say), or off: each k simulates the sliding-window approximation with k sub-windows (1: the classic two counters) on the same requests."},
-	{Name: "latency_sweep", Group: "Advanced", Label: "Sweep of store latency", Kind: param.IntRange, Default: "off", Min: 0, Max: 1000, MaxLen: maxLatencyPoints, Unit: "ms",
+	{Name: "latency_sweep", Group: "Advanced", Label: "Sweep of store latency", Kind: param.IntRange, Default: "off", Min: 0, Max: 1000, MaxLen: maxLatencyPoints, Unit: "ms", On: "0:50:5",
 		Help: "Store latencies in ms for the admitted-vs-store-latency chart, from:to:step (0:50:5, say), or off: at each latency, and at the chosen store latency, the first algorithm runs on every store whose decisions depend on the latency (incr, racy, cas, async), on the same requests."},
 	{Name: "instances_sweep", Group: "Advanced", Label: "Sweep of instances", Kind: param.IntRange, Default: "off", Min: 1, Max: 64, MaxLen: maxInstancePoints,
 		Help: "Instance counts for more asynchronous-propagation lines on the admitted-vs-store-latency chart, from:to:step (2:8:2, say), or off: with latency_sweep on, asynchronous propagation also runs with each of these numbers of instances, one line each."},

@@ -72,7 +72,7 @@ var quotes = []labtest.Quote{
 		return "nearly twice"
 	}},
 	{In: "tour:distributed/1", Says: "Four API instances", Why: "the scenario's instances"},
-	{In: "tour:distributed/1", Says: "a store 20 ms away", Why: "the scenario's store latency"},
+	{In: "tour:distributed/1", Says: "in one step at the store, however far away it is", Why: "an atomic script decides as one in-process limiter, whatever the store latency (package doc); the step sets none, the control being hidden for this store"},
 	{In: "tour:distributed/1", Says: "never lets more than 100 through in any second", Measure: alg("sliding_log", atMost(100))},
 	{In: "explain:distributed/2", Says: "all 11,937 calls are admitted", Measure: func(tb testing.TB, r *lab.Result) string {
 		offered := r.Summary["offered"].(int64)

@@ -40,7 +40,7 @@ func (r *runner) lab() *lab.Lab {
 		Short: "Rate limiters",
 		Intro: "One client's requests reach every classic rate limiter at once, as in Criteo's engineering blog post " +
 			"“Distributed Rate-Limiting Algorithms”: the grey line is the exact count of admitted requests in the last window, " +
-			"the dashed one what each algorithm believes. Fixed windows forget at every boundary, a full token bucket lets " +
+			"the coloured one what each algorithm believes. Fixed windows forget at every boundary, a full token bucket lets " +
 			"nearly twice the limit through, and instances racing on a shared store over-admit.",
 		Params:       Params,
 		Check:        check,

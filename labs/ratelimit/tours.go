@@ -13,7 +13,7 @@ var tours = []lab.Tour{{
 		URL:   "/ratelimit?algorithms=fixed_window,sliding_log&limit=100&window=1m&duration=5m",
 		Focus: "count", Controls: []string{"algorithms", "limit", "window"},
 		Question: "A fixed window counts the calls of the current calendar minute. What happens to its count at each minute mark?",
-		Explanation: "The grey line is the exact number of admitted calls in the last minute; the dashed one is what the fixed window counts. " +
+		Explanation: "The grey line is the exact number of admitted calls in the last minute; the blue one is what the fixed window counts. " +
 			"It drops to zero at every minute mark and climbs again, so right after a boundary it admits calls the exact window " +
 			"would refuse: up to 113 in one minute. The sliding log, which keeps every call's time, is the exact count itself.",
 		Answer: &lab.Answer{Options: []lab.Choice{{ID: "zero", Label: "It drops to zero, then climbs again"}, {ID: "carries", Label: "It carries on from the minute before"}, {ID: "halves", Label: "It halves"}}, Truth: "zero"},
@@ -30,7 +30,7 @@ var tours = []lab.Tour{{
 		Focus: "count", Controls: []string{"algorithms"},
 		Question: "At 00:01:43 the approximation adds the count of minute 00:01 and 17/60 of minute 00:00's: the previous " +
 			"minute's count, weighted by how much of it is still inside the window. How close does that get to the exact count?",
-		Explanation: "Close. The dashed line now follows the grey one, a little above or below it, with no drop at the minute marks: " +
+		Explanation: "Close. The sliding window's line now follows the grey one, a little above or below it, with no drop at the minute marks: " +
 			"its estimate is off by 2.6% of the limit on average, the fixed window's by 32.7%, " +
 			"with two counters and two increments per call, as Cloudflare and HAProxy do it.",
 		Answer: &lab.Answer{Unit: "% of the limit, off on average", Min: 0, Max: 20, Step: 0.1, Truth: "2.6"},
@@ -55,10 +55,10 @@ var tours = []lab.Tour{{
 	Title: "Sharing the count between instances",
 	Steps: []lab.Step{{
 		Title: "An atomic script",
-		URL:   "/ratelimit?algorithms=fixed_window,sliding_log,token_bucket&limit=100&load=2&duration=1m&instances=4&store_latency=20ms",
-		Focus: "count", Controls: []string{"instances", "store", "store_latency"},
-		Text: "Four API instances behind a round-robin balancer share the client's state in a store 20 ms away. With an atomic " +
-			"script (Redis and Lua), each call's read, decision and write happen in one step: the limiters admit exactly what " +
+		URL:   "/ratelimit?algorithms=fixed_window,sliding_log,token_bucket&limit=100&load=2&duration=1m&instances=4",
+		Focus: "count", Controls: []string{"instances", "store"},
+		Text: "Four API instances behind a round-robin balancer share the client's state in one store. With an atomic " +
+			"script (Redis and Lua), each call's read, decision and write happen in one step at the store, however far away it is: the limiters admit exactly what " +
 			"one in-process limiter would, and the sliding log never lets more than 100 through in any second.",
 	}, {
 		Title: "Read, then write",
@@ -66,7 +66,7 @@ var tours = []lab.Tour{{
 		Focus: "count", Controls: []string{"store"},
 		Question: "Without atomicity, instances read the state, decide, and write it back. How much more will they admit?",
 		Explanation: "Calls whose round trips overlap decide on the same state and the last write wins, so most increments are lost: " +
-			"the store's count (dashed) stays far below the exact count (grey), and all 11,937 calls are admitted, up to 247 in one second.",
+			"the store's count (in colour) stays far below the exact count (grey), and all 11,937 calls are admitted, up to 247 in one second.",
 		Answer: &lab.Answer{Unit: "calls admitted in one second, at most (the limit: 100)", Min: 100, Max: 300, Step: 1, Truth: "247"},
 	}, {
 		Title: "Increments only",

@@ -8,7 +8,7 @@ var view = lab.View{
 	Charts: []lab.Chart{
 		{ID: "count", Title: "Exact count vs each algorithm's estimate", XLabel: "time", YLabel: "requests in the window",
 			Split: true, XUnit: lab.Millis,
-			Help: "Grey: the exact number of this algorithm's admitted requests in the last window — for the leaky bucket as a queue, of those it has let out to the service, at the leak rate. Dashed: what the algorithm itself counts. " +
+			Help: "Grey: the exact number of this algorithm's admitted requests in the last window — for the leaky bucket as a queue, of those it has let out to the service, at the leak rate. In the algorithm's colour: what it counts itself. " +
 				"The fixed window's count drops to zero at every boundary; the sliding-window approximation follows the grey line closely."},
 		{ID: "rate", Title: "Admitted per second", XLabel: "time", YLabel: "requests/s", Kind: lab.Steps, XUnit: lab.Millis,
 			Help: "Requests admitted per second by each algorithm, beside those offered (grey); the difference is rejected. The leaky bucket as a queue shows what it lets out to the service, smoothed to its leak rate."},
@@ -16,7 +16,7 @@ var view = lab.View{
 			Help: "The sliding-window approximation with k sub-windows (k = 1: the classic two counters), each on the same requests: the mean distance between its estimate and the exact count, in % of the limit. More sub-windows, more counters, a closer estimate."},
 		{ID: "sweep_worst", Title: "Worst window vs sub-windows", XLabel: "sub-windows k", YLabel: "× limit", Mark: "subwindows", IntX: true, Needs: "sweep",
 			Help: "The most requests the approximation with k sub-windows admitted in any window of the limit's length, × limit (grey: the limit)."},
-		{ID: "latency_admitted", Title: "Admitted vs store latency", XLabel: "store latency", YLabel: "admitted, × limit", Mark: "store_latency", XUnit: lab.Millis, LogY: true,
+		{ID: "latency_admitted", Key: "store", Needs: "latency_sweep", Title: "Admitted vs store latency", XLabel: "store latency", YLabel: "admitted, × limit", Mark: "store_latency", XUnit: lab.Millis, LogY: true,
 			Help: "The first algorithm on each store whose decisions depend on the round trip, on the same requests: its admitted rate × limit against the store latency (grey: the limit and, dashed, the offered rate), on a logarithmic scale so that stores admitting everything offered do not flatten the others. " +
 				"Asynchronous propagation admits more as the delay grows, by about delay/window × (instances−1)/instances of the limit; compare-and-swap admits at most one request per round trip (the dashed curve: window/(latency × limit)), so slow stores starve it. " +
 				"With instances_sweep, asynchronous propagation also runs with other numbers of instances, a line each."},
@@ -28,7 +28,7 @@ var view = lab.View{
 				"because the last window is full whenever a new one starts. How far and how long the limit was exceeded are beside it: " +
 				"the worst window as × limit, and the area between the grey line and the limit where the grey line is above it (requests × seconds: " +
 				"100 too many for 10 s is 1,000), with the share of the time it was above. " +
-				"Wrongly rejected: refused although the exact window had room. Estimate error: the mean distance between the dashed and the grey line, " +
+				"Wrongly rejected: refused although the exact window had room. Estimate error: the mean distance between the coloured and the grey line, " +
 				"in % of the limit (the buckets' estimate, tokens in use, is a different quantity that drains at the refill rate).",
 			Columns: []lab.Column{
 				// The decisive columns first: what a person compares the algorithms by.
@@ -57,8 +57,10 @@ var view = lab.View{
 				{Field: "admitted_x", Label: "admitted × limit", Digits: 2},
 				{Field: "share_pct", Label: "of the ceiling", Digits: 0, Unit: lab.Percent},
 				{Field: "verdict", Label: "verdict"},
-			}},
+			}, Empty: "Filled when the sweep of store latency (Advanced) is on and the store latency above zero: the first algorithm then also runs on compare-and-swap at the chosen latency."},
 	},
+	// A store the first algorithm cannot use as asked runs as GET then SET (see the package doc).
+	Names: map[string]string{"get_set": "GET then SET (no atomic update)"},
 	Notes: []string{
 		"After Criteo's engineering blog post “Distributed Rate-Limiting Algorithms”: the fixed window keys a counter per client and minute " +
 			"({client}_{yyyyMMddHHmm}) and forgets at every boundary, so a full limit at 07:09:59 and another at 07:10:00 both pass. " +
@@ -72,7 +74,7 @@ var view = lab.View{
 			"(the queue holds it until it may leave at the constant rate: its mean wait is in the table). For the queue, the grey line, the most in a window " +
 			"and the admitted rate count what it lets out to the service, so its smoothing shows: at the default it lets at most 1,000 out in any second " +
 			"where the meter, the token bucket and GCRA let 1,186 through.",
-		"In a distributed run the dashed line is the store's view (for local counters and asynchronous propagation, the view of the instance " +
+		"In a distributed run the coloured line is the store's view (for local counters and asynchronous propagation, the view of the instance " +
 			"that served the latest request): where it stays below the grey line, instances decided on what they read before the others' writes " +
 			"landed, or before their messages arrived, and the lost updates let more requests through.",
 		"Stores: an atomic script (Redis with Lua) decides as one in-process limiter would; increments only (Memcached) suit the window counters " +

@@ -24,11 +24,12 @@ const start = JSON.parse(document.getElementById("lab-state").textContent);
 const state = new State(spec, start.values, start.errors);
 const results = new Results();
 const stream = new Stream(state, results);
-const key = spec.params.find((p) => p.name === spec.view.key);
-const style = styler(spec.palette, key ? key.options : []);
+const style = styler(spec);
 
 wireControls(state, document.getElementById("controls"));
-wireHistory(state);
+// An embed's theme (theme=light|dark, set by the server on the page) stays in its address.
+const theme = document.documentElement.dataset.theme;
+wireHistory(state, theme ? { address: (q) => location.pathname + "?" + (q ? q + "&" : "") + "theme=" + theme } : {});
 wireStatus(state);
 const charts = new Charts(state, results, style);
 results.addEventListener("draw", (e) => {
@@ -42,10 +43,12 @@ state.on("run", () => {
   if (run.phase === "done" && run.startedId !== fitted && !state.stale()) {
     fitted = run.startedId;
     results.redrawAll(spec.view.charts.map((c) => c.id));
+    for (const t of spec.view.tables) renderTable(state, results, style, t); // tables the run left empty say so
   }
 });
 installProbe(state, stream, results, charts);
-// Light or dark, as the system says; a switch redraws in the other theme's colours.
+// Light or dark, as the system says (unless an embed's URL fixes it); a switch redraws in the
+// other theme's colours.
 onThemeChange(() => {
   charts.restyle();
   for (const t of spec.view.tables) renderTable(state, results, style, t);
@@ -61,10 +64,17 @@ document.querySelector(".skip-link")?.addEventListener("click", (e) => {
   document.querySelector("#controls input:not([type=hidden]), #controls select")?.focus();
 });
 
+// A link out of a page is a scenario link: on a room's /join/CODE page (a follower's; the
+// presenter's copies the join link, js/room.js) it is the lab's own address with the
+// scenario, which works after the room has ended; a tour's step is kept, a presenter's key never.
+function scenarioLink() {
+  const hash = location.hash.startsWith("#tour=") ? location.hash : "";
+  return location.origin + "/" + spec.name + location.search + hash;
+}
 document.getElementById("copy-link")?.addEventListener("click", async () => {
   const status = document.getElementById("status");
   try {
-    await navigator.clipboard.writeText(location.href);
+    await navigator.clipboard.writeText(scenarioLink());
     status.textContent = "Link copied.";
   } catch {
     status.textContent = "Copy the address bar to share this view.";

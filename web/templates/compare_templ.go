@@ -9,7 +9,7 @@ import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
 // ComparePage shows two scenarios of one lab, A and B: each chart with both on the same axes
-// (A solid, B dashed; small multiples and histograms as A and B panels side by side, sharing
+// (A's lines plain, B's with hollow marks; small multiples and histograms as A and B panels side by side, sharing
 // axes), and each summary table for A beside the one for B. A and B are each edited with the lab
 // page's controls (controlSet); the script (js/compare.js) streams both and keeps the URL on
 // them. With an Error it shows the message and the URLs' form to fix it.
@@ -146,7 +146,7 @@ func ComparePage(c Compare) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "><summary>A and B as URLs</summary><form class=\"compare-form\" method=\"get\" action=\"/compare\"><div class=\"cmp-row\"><label for=\"cmp-a\"><span class=\"cmp-mark cmp-a\" aria-hidden=\"true\"></span>A (solid)</label> <input type=\"text\" id=\"cmp-a\" name=\"a\" value=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "><summary>A and B as URLs</summary><form class=\"compare-form\" method=\"get\" action=\"/compare\"><div class=\"cmp-row\"><label for=\"cmp-a\"><span class=\"cmp-mark cmp-a\" aria-hidden=\"true\"></span>A (plain lines)</label> <input type=\"text\" id=\"cmp-a\" name=\"a\" value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -159,7 +159,7 @@ func ComparePage(c Compare) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "\" spellcheck=\"false\"></div><div class=\"cmp-row\"><label for=\"cmp-b\"><span class=\"cmp-mark cmp-b\" aria-hidden=\"true\"></span>B (dashed)</label> <input type=\"text\" id=\"cmp-b\" name=\"b\" value=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "\" spellcheck=\"false\"></div><div class=\"cmp-row\"><label for=\"cmp-b\"><span class=\"cmp-mark cmp-b\" aria-hidden=\"true\"></span>B (lines with ○ marks)</label> <input type=\"text\" id=\"cmp-b\" name=\"b\" value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -467,7 +467,7 @@ func ComparePage(c Compare) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = layout(compareTitle(c), c.Labs, labName(c), false).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = layout(compareTitle(c), c.Labs, labName(c), false, "").Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -577,12 +577,12 @@ func compareSide(c Compare, side string) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if side == "a" {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 51, "Scenario A (solid)")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 51, "Scenario A (plain lines)")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 52, "Scenario B (dashed)")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 52, "Scenario B (lines with ○ marks)")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

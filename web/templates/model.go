@@ -23,6 +23,7 @@ type Page struct {
 	Controls []Control
 	Errors   []*param.Error // problems with the URL the page was opened with
 	Embed    bool           // charts only, for framing in slides
+	Theme    string         // an embed's colours from its URL (theme=light|dark), "" for the viewer's
 	Room     string         // the join code of the room the page follows, "" for none
 	Spec     map[string]any // the lab's params and view, as JSON for the page's script
 	Query    string         // the canonical query of the scenario shown, without "?"
@@ -79,10 +80,22 @@ func NewPage(labs []*lab.Lab, l *lab.Lab, v param.Values, errs []*param.Error, e
 }
 
 // Spec is what the page's scripts know of lab l, as JSON: its parameters and view, the
-// positions of a logarithmic slider and the palette the charts are drawn in.
+// positions of a logarithmic slider, the palette the charts are drawn in, the style place of
+// every option that labels series (lab.View.Places) and the styles of those places and of
+// the places after them, for other labels (web.Styles).
 func Spec(l *lab.Lab) map[string]any {
-	return map[string]any{"name": l.Name, "params": l.Params, "view": l.View, "log_steps": LogSteps, "palette": web.Palette}
+	places := l.View.Places(l.Params)
+	n := 0
+	for _, m := range places {
+		n += len(m)
+	}
+	return map[string]any{"name": l.Name, "params": l.Params, "view": l.View, "log_steps": LogSteps, "palette": web.Palette,
+		"places": places, "styles": web.Styles(n + extraStyles)}
 }
+
+// extraStyles is how many styles the page has for labels that are no option (a "next sleep"
+// line beside the retry schedule's strategies), after the options' places.
+const extraStyles = 16
 
 // logPos is the position of value x (in the parameter's unit) on a logarithmic slider of
 // LogSteps positions; js/params.js toSlider is the same rule on the page, and the conformance

@@ -4,7 +4,7 @@
 // and share one x axis, y axis and bin width by default; axes only grow while a run refines
 // or a slider moves, and fit the data again once the scenario asked for is final. Charts are
 // named for screen readers and carry a short text summary of what they show.
-import { Renderer, plotHeight, commonBins, extent, merge, axes, format, sweepOffNote } from "./render.js";
+import { Renderer, plotHeight, commonBins, extent, merge, axes, format, sweepOffNote, axisGroups, emptyNote } from "./render.js";
 import { paramValue, number, labeller } from "./format.js";
 import { pictureValues } from "./status.js";
 import { fillTitle } from "./titles.js";
@@ -86,7 +86,7 @@ export class Charts {
     const list = this.results.ofChart(chart.id);
     const styled = list.map((s) => ({ s, st: this.style(s, list) }));
     styled.sort((a, b) => a.st.index - b.st.index || (a.s.name < b.s.name ? -1 : a.s.name > b.s.name ? 1 : 0));
-    const item = ({ s, st }) => ({ ...s, label: this.label(s.label || s.name), colour: st.colour, dash: s.style === "dashed" ? [6, 4] : st.dash });
+    const item = ({ s, st }) => ({ ...s, label: this.label(s.label || s.name, chart.id), colour: st.colour, dash: st.dash, ref: !!st.ref, option: s.label });
     if (!chart.split) return styled.length ? [{ key: "", title: undefined, series: styled.map(item) }] : [];
     const everywhere = styled.filter((x) => x.s.group === "*");
     const groups = new Map();
@@ -96,10 +96,10 @@ export class Charts {
       if (!groups.has(g)) groups.set(g, []);
       groups.get(g).push(x);
     }
-    const rank = (g) => this.style({ label: g }, []).index;
+    const rank = (g) => this.style({ label: g, chart: chart.id }, []).index;
     return [...groups.entries()]
       .sort((a, b) => rank(a[0]) - rank(b[0]) || (a[0] < b[0] ? -1 : 1))
-      .map(([g, series]) => ({ key: g, title: this.label(g), series: [...series, ...everywhere].map(item) }));
+      .map(([g, series]) => ({ key: g, title: this.label(g, chart.id), series: [...series, ...everywhere].map(item) }));
   }
 
   draw(id) {
@@ -110,14 +110,23 @@ export class Charts {
     const shared = chart.split && this.state.view.sharedAxes;
     let panels = this.panels(chart);
 
-    // Histograms in small multiples share one bin width, named in their titles.
-    let per = "";
-    if (bars && shared && panels.length > 1) {
-      const all = panels.flatMap((p) => p.series);
-      const bins = commonBins(all, chart.x_unit);
-      const to = new Map(all.map((s, i) => [s, bins.series[i]]));
-      panels = panels.map((p) => ({ ...p, series: p.series.map((s) => to.get(s)) }));
-      per = bins.per;
+    // Small multiples on shared axes share them where their data fill at least a part of them
+    // (render.js axisGroups): a panel one axis would squeeze into a sliver is drawn with the
+    // panels like it on an axis of their own. Histograms of a group share one bin width, named
+    // in their titles; the others keep their own.
+    const group = shared ? axisGroups(chart, panels.map((p) => extent(chart, p.series))) : panels.map((p, i) => i);
+    const per = panels.map(() => "");
+    if (bars && chart.split) {
+      for (const g of new Set(group)) {
+        const members = panels.map((p, i) => i).filter((i) => group[i] === g);
+        const all = members.flatMap((i) => panels[i].series);
+        const bins = commonBins(all, chart.x_unit);
+        const to = new Map(all.map((s, i) => [s, bins.series[i]]));
+        for (const i of members) {
+          panels[i] = { ...panels[i], series: panels[i].series.map((s) => to.get(s)) };
+          per[i] = bins.per;
+        }
+      }
     }
     for (const p of panels) {
       p.bands = [];
@@ -130,7 +139,11 @@ export class Charts {
 
     const values = this.state.run.picture ? pictureValues(this.state, this.state.run.picture) : this.state.scenario;
     const off = this.offNote(chart, values);
-    box.hidden = off && !panels.length; // the note, not an empty frame
+    // Final numbers that give the chart nothing to draw: a note saying why, not an empty frame.
+    const empty = !off && this.settled() && !panels.some((p) => p.series.some((s) => s.x.length > 0));
+    emptyNote(document.getElementById(`chart-${chart.id}`), chart.empty, empty);
+    box.hidden = (off && !panels.length) || empty; // the note, not an empty frame
+    box.closest(".chart").classList.toggle("bare", box.hidden); // and no button to export or project it
     const title = fillTitle(chart.title, this.state.params, values);
     const markP = chart.mark ? this.state.params.get(chart.mark) : null;
     const markV = chart.mark_value ? this.results.summary[chart.mark_value] : undefined; // a derived value, in x's unit
@@ -138,9 +151,10 @@ export class Charts {
       : typeof markV === "number" ? markV : NaN;
     const markText = markP ? `${markP.label} = ${paramValue(markP, values[chart.mark])}` : `${chart.mark_label} = ${format(chart.x_unit)(mark)}`;
 
-    // Extents of the data, per panel and over all panels.
+    // Extents of the data, per panel, per group of panels sharing an axis, and over all panels.
     const extents = panels.map((p) => extent(chart, p.series, p.bands));
     const all = merge(extents);
+    const groupExt = new Map([...new Set(group)].map((g) => [g, merge(extents.filter((e, i) => group[i] === g))]));
     const fit = this.settled();
     const note = document.querySelector(`#chart-${CSS.escape(id)} .chart-note`);
     let noteText = "";
@@ -155,29 +169,43 @@ export class Charts {
       this.widths.set(id, Math.max(200, Math.floor(chart.split ? panelWidth(box) : box.clientWidth)));
       this.columns.set(id, chart.split ? gridColumns(box) : 1);
     }
+    const groups = new Set(group).size;
     const ranges = panels.map((p, pi) => {
-      const ext = shared || !chart.split ? all : extents[pi];
-      const rkey = chart.split && !shared ? id + "\u0000" + p.key : id;
+      const ext = !chart.split ? all : shared ? groupExt.get(group[pi]) : extents[pi];
+      const rkey = !chart.split ? id : shared ? id + "\u0000g" + (groups > 1 ? panels.find((q, qi) => group[qi] === group[pi]).key : "") : id + "\u0000" + p.key;
       return this.grow(rkey, chart, ext, fit, isFinite(mark) ? mark : null);
     });
-    const yUnit = (p) => (per ? `${chart.y_label} per ${per}` : p?.series[0]?.y_unit || chart.y_label);
-    for (const p of panels) {
+    const yUnit = (p, pi) => (per[pi] ? `${chart.y_label} per ${per[pi]}` : p?.series[0]?.y_unit || chart.y_label);
+    panels.forEach((p, pi) => {
       p.name = chart.split ? `${title}: ${p.title}` : title;
-      if (chart.split) p.title = `${p.title} (${yUnit(p)})`;
+      if (chart.split) p.title = `${p.title} (${yUnit(p, pi)})`;
+    });
+    // Panels on axes of their own say so, with how far each axis runs.
+    if (chart.split && shared && groups > 1) {
+      const fx = format(chart.x_unit);
+      const parts = [...groupExt.entries()].filter(([, e]) => e.x).map(([g, e]) =>
+        `${panels.filter((p, i) => group[i] === g).map((p) => (p.key ? this.label(p.key, chart.id) : "")).join(", ")} up to ${fx(e.x[1])}`);
+      const what = chart.x_label.charAt(0).toUpperCase() + chart.x_label.slice(1);
+      noteText = (noteText ? noteText + " " : "") + `${what} axes differ between panels, so that none is squeezed into a sliver: ${parts.join("; ")}.`;
+      if (note && note.textContent !== noteText) note.textContent = noteText;
     }
     const pinned = !!box.closest(".pinned");
     this.renderer.fill = this.fill && this.projected === id ? this.fill : 0;
     // Small multiples may sit side by side: a projected chart's rows share its height.
     const columns = this.columns.get(id) || 1;
+    // A panel carries its x axis when no panel below it shares that axis.
+    const xAxis = (pi) => pi + columns >= panels.length || !shared || group[pi + columns] !== group[pi];
+    const axisRows = new Set(panels.map((p, pi) => pi).filter(xAxis).map((pi) => Math.floor(pi / columns))).size;
     this.renderer.draw(chart, box, {
       panels,
       columns,
+      xAxis,
       range: (pi) => ranges[pi],
       width: this.widths.get(id),
       height: plotHeight(chart, Math.ceil(panels.length / columns), {
-        axisRows: panels.length % columns && panels.length > columns ? 2 : 1, fill: this.renderer.fill, compact: innerWidth <= 760 && pinned }),
+        axisRows: Math.max(1, axisRows), fill: this.renderer.fill, compact: innerWidth <= 760 && pinned }),
       title,
-      yUnit: yUnit(panels[0]),
+      yUnit: yUnit(panels[0], 0),
       yLabel: chart.split ? "" : chart.y_label,
       mark: isFinite(mark) ? { value: mark, text: markText } : null,
       describe: fit,
@@ -190,7 +218,10 @@ export class Charts {
     const seen = new Map();
     for (const p of panels) for (const s of p.series) if (!seen.has(s.label)) seen.set(s.label, { label: s.label || s.name, colour: s.colour, dash: s.dash });
     const legend = document.querySelector(`#chart-${CSS.escape(chart.id)} .legend`);
-    this.renderer.legend(chart, legend, chart.split && bars ? [] : [...seen.values()]);
+    const items = chart.split && bars ? [] : [...seen.values()];
+    // What a shaded band shows, in the legend that every chart shows (lab.Chart.Band).
+    if (chart.band && panels.some((p) => p.bands && p.bands.length)) items.push({ text: chart.band });
+    this.renderer.legend(chart, legend, items);
   }
 
   // offNote shows, in the box of a chart whose series need a range parameter that is off, a

@@ -2,7 +2,8 @@
 // page's own controls (js/controls.js, rendered by the server from the same declarations) and
 // each run on its own stream as the lab page runs its scenario (js/state.js, js/stream.js:
 // the newest request wins). Both are drawn by the lab page's renderer (js/render.js). Line
-// charts draw both on one set of axes, A solid and B dashed, each series in its usual colour;
+// charts draw both on one set of axes, each series in its usual colour and dash, B's with
+// hollow marks;
 // histograms and small multiples draw A and B as panels side by side on shared axes,
 // histograms of both at one bin width, named on the y axis. The summary tables of A and B sit
 // next to each other. The address follows both scenarios (a gesture is one history entry, as
@@ -17,9 +18,7 @@ import { Stream } from "./stream.js";
 import { Results } from "./results.js";
 import { wireControls } from "./controls.js";
 import { wireHistory } from "./history.js";
-import { Renderer, plotHeight, commonBins, extent, axes, sweepOffNote } from "./render.js";
-
-const B_DASH = [7, 4];
+import { Renderer, plotHeight, commonBins, extent, axes, sweepOffNote, axisGroups, emptyNote } from "./render.js";
 
 const spec = JSON.parse(document.getElementById("compare-spec").textContent);
 const label = labeller(spec); // an option's name (a series, a panel, a table row) → what people read
@@ -28,7 +27,7 @@ const status = document.getElementById("compare-status");
 const diffLine = document.getElementById("compare-diff");
 const key = spec.params.find((p) => p.name === spec.view.key);
 const options = key ? key.options : [];
-const style = styler(spec.palette, options);
+const style = styler(spec);
 const renderer = new Renderer();
 const probe = (window.__compare = { ready: false, error: "", plots: [], a: null, b: null, renderer, draws: 0, diff: [] });
 
@@ -136,7 +135,7 @@ function update() {
     const waiting = sides.filter((s) => !(s.state.run.phase === "done" && !s.state.stale()));
     const trouble = sides.find((s) => ["busy", "lost", "idle"].includes(s.state.run.phase));
     status.textContent = trouble ? trouble.state.run.message || "Reconnecting…"
-      : final ? "A (solid) and B (dashed), final."
+      : final ? "A (plain lines) and B (lines with ○ marks), final."
       : `Computing ${waiting.map((s) => s.label).join(" and ")}…`;
   }
   status.classList.toggle("error", !!bad);
@@ -162,10 +161,20 @@ function draw(a, b, final) {
   probe.plots = [];
   for (const chart of spec.view.charts) drawChart(chart, a, b, final);
   for (const t of spec.view.tables) {
+    let rows = 0;
     for (const [side, res] of [["A", a], ["B", b]]) {
       const body = document.querySelector(`#table-${CSS.escape(t.id)} tbody[data-side="${side}"]`);
-      if (body) fillRows(body, t, res.summary[t.key], options, style, label);
+      if (!body) continue;
+      fillRows(body, t, res.summary[t.key], options, style, label);
+      rows += body.rows.length;
+      // A side without a row says so in its caption, its headers out of the way.
+      const table = body.closest("table");
+      const none = final && !body.rows.length;
+      table.classList.toggle("empty", none);
+      const caption = none ? `${side}: nothing to show` : side;
+      if (table.caption && table.caption.textContent !== caption) table.caption.textContent = caption;
     }
+    emptyNote(document.getElementById(`table-${t.id}`), t.empty, final && rows === 0);
   }
 }
 
@@ -181,24 +190,46 @@ function drawChart(chart, a, b, final) {
   const p = chart.needs ? A.state.params.get(chart.needs) : null;
   const off = sweepOffNote(section, chart, p, sides.map((s) => ({ name: s.label, off: !!p && s.state.scenario[p.name] === "off",
     turnOn: () => s.state.setScenario({ [p.name]: p.on }, "user", { partial: true, moved: p.name, commit: true }) })));
-  box.hidden = off && !list.length;
-  // Every series in its colour; B dashed (lines), A's own dashed estimates dotted.
+  // Final numbers that give the chart nothing to draw on either side: a note saying why.
+  const empty = !off && final && !list.some((s) => s.x.length > 0);
+  emptyNote(section, chart.empty, empty);
+  box.hidden = (off && !list.length) || empty;
+  section.classList.toggle("bare", box.hidden);
+  // Every series in its style, as on the lab page (so that no two of a side look alike); B's
+  // lines also carry hollow marks.
   let series = list.map((s) => {
     const st = style(s, list);
-    return { ...s, colour: st.colour, dash: s.side === "B" ? B_DASH : s.style === "dashed" ? [2, 3] : [] };
+    return { ...s, colour: st.colour, dash: st.dash, marks: s.side === "B" };
   });
-  // Histograms of A and B at one bin width, so that equal bars mean equal counts.
+  // Histograms of A and B at one bin width, so that equal bars mean equal counts — unless one
+  // axis would squeeze one of them into a sliver (render.js axisGroups): then each is drawn on
+  // its own axis, at its own bins.
   let per = "";
-  if (bars) ({ series, per } = commonBins(series, chart.x_unit));
+  const sides2 = ["A", "B"].map((side) => series.filter((s) => s.side === side));
+  const group = bars || chart.split ? axisGroups(chart, sides2.map((ss) => extent(chart, ss))) : [0, 0];
+  const apart = group[0] !== group[1];
+  const perSide = { A: "", B: "" };
+  if (bars && !apart) ({ series, per } = commonBins(series, chart.x_unit));
+  if (bars && apart) {
+    series = ["A", "B"].flatMap((side) => {
+      const b = commonBins(series.filter((s) => s.side === side), chart.x_unit);
+      perSide[side] = b.per;
+      return b.series;
+    });
+  }
   const ext = extent(chart, series);
   const range = ext.x ? axes(chart, ext) : { x: [0, 1], y: [0, 1] };
+  const rangeOf = apart ? Object.fromEntries(["A", "B"].map((side) => {
+    const e = extent(chart, series.filter((s) => s.side === side));
+    return [side, e.x ? axes(chart, e) : range];
+  })) : { A: range, B: range };
   const seen = new Map();
-  for (const s of series) if (!seen.has(s.label || s.name)) seen.set(s.label || s.name, { label: label(s.label || s.name), colour: s.colour, dash: s.dash });
+  for (const s of series) if (!seen.has(s.label || s.name)) seen.set(s.label || s.name, { label: label(s.label || s.name, chart.id), colour: s.colour, dash: s.dash });
   const items = [...seen.values()].map((it) => ({ ...it, dash: bars ? [] : it.dash }));
-  if (!bars && !chart.split) items.push({ text: "A solid, B dashed" });
+  if (!bars && !chart.split) items.push({ text: "A plain, B with ○ marks" });
   renderer.legend(chart, section.querySelector(".legend"), items);
 
-  const named = (ss) => ss.map((s) => ({ ...s, name: `${s.side} ${s.name}`, label: `${s.side} ${label(s.label || s.name)}` }));
+  const named = (ss) => ss.map((s) => ({ ...s, name: `${s.side} ${s.name}`, label: `${s.side} ${label(s.label || s.name, chart.id)}` }));
   let panels, columns = 1, width;
   if (!bars && !chart.split) {
     panels = [{ key: "", series: named(series) }];
@@ -214,10 +245,12 @@ function drawChart(chart, a, b, final) {
     }
     const groupOf = (s) => (chart.split ? s.group || s.label || s.name : "");
     const groups = [...new Set(series.filter((s) => s.group !== "*").map(groupOf))];
-    groups.sort((x, y) => style({ label: x }, []).index - style({ label: y }, []).index);
+    groups.sort((x, y) => style({ label: x, chart: chart.id }, []).index - style({ label: y, chart: chart.id }, []).index);
+    const perOf = (side) => (apart ? perSide[side] : per);
     panels = groups.flatMap((g) => ["A", "B"].map((side) => ({
       key: side + "\u0000" + g,
-      title: chart.split ? `${side}: ${label(g)}` + (per ? ` (${chart.y_label} per ${per})` : "") : undefined,
+      side,
+      title: chart.split || apart ? `${side}: ${label(g, chart.id)}` + (perOf(side) ? ` (${chart.y_label} per ${perOf(side)})` : "") : undefined,
       series: named(series.filter((s) => s.side === side && (groupOf(s) === g || s.group === "*"))),
     })));
     columns = 2;
@@ -227,18 +260,21 @@ function drawChart(chart, a, b, final) {
   renderer.draw(chart, box, {
     panels,
     columns,
-    range: () => range,
+    range: (pi) => (panels[pi].side ? rangeOf[panels[pi].side] : range),
     width,
     height: plotHeight(chart, panels.length / columns, { compare: true }),
     title,
     yUnit: per ? `${chart.y_label} per ${per}` : chart.y_label,
-    yLabel: chart.split ? "" : per ? `${chart.y_label} per ${per}` : chart.y_label, // small multiples: in their titles
+    yLabel: chart.split || apart ? "" : per ? `${chart.y_label} per ${per}` : chart.y_label, // small multiples: in their titles
     mark: null,
     describe: final,
     lineLabels: false,
     points: false,
   });
-  for (const p of panels) probe.plots.push({ chart: chart.id, series: p.series.map((s) => s.name), x: range.x, y: range.y, per });
+  for (const p of panels) {
+    const r = p.side ? rangeOf[p.side] : range;
+    probe.plots.push({ chart: chart.id, series: p.series.map((s) => s.name), x: r.x, y: r.y, per: p.side && apart ? perSide[p.side] : per });
+  }
 }
 
 // Both scenarios as the server rendered them; each stream sends its own once connected.

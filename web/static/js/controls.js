@@ -2,13 +2,14 @@
 // turn what people do into setScenario calls; those a tour step changed are marked. Moving a slider changes the scenario as it
 // moves; releasing it (the "change" event) ends the gesture, which makes a history entry.
 import { paramValue } from "./format.js";
-import { fromSlider, toSlider, applies } from "./params.js";
+import { fromSlider, toSlider, applies, same } from "./params.js";
 
 // keyPause is how long after a slider's last key press its key gesture ends (ms).
 const keyPause = 1000;
 
 export function wireControls(state, form) {
   const spec = state.spec;
+  const byName = new Map(spec.params.map((p) => [p.name, p]));
   const $ = (sel) => form.querySelector(sel);
   // drag: a step of a slider's gesture (dragged, or stepped by keys held or pressed in a row).
   const user = (name, value, commit, drag = false) => state.setScenario({ [name]: value }, "user", { partial: true, moved: name, commit, drag });
@@ -107,10 +108,29 @@ export function wireControls(state, form) {
         if (p.applies) ctl.hidden = !applies(spec, p.applies, v);
       }
     }
+    groupHints(v);
     form.inert = state.view.following;
     form.classList.toggle("following", state.view.following);
     const urlBox = document.getElementById("url-errors");
     if (urlBox && !state.urlErrors.length) urlBox.replaceChildren();
+  }
+  // groupHints says, in a folded group's summary, which of its controls the scenario sets away
+  // from their defaults ("Advanced — changed: Seed, Sweep of clients"), so that a shared link's
+  // values in a closed group do not go unseen; a group at its defaults says nothing.
+  function groupHints(v) {
+    for (const d of form.querySelectorAll(":scope > details.group")) {
+      const changed = [...d.querySelectorAll(".control[data-param]")].filter((c) => !c.hidden).map((c) => byName.get(c.dataset.param))
+        .filter((p) => p && p.default !== undefined && !same(p, v[p.name], p.default)).map((p) => p.label);
+      let hint = d.querySelector(":scope > summary > .group-changed");
+      const text = changed.length ? ` — changed: ${changed.join(", ")}` : "";
+      if (!hint && !text) continue;
+      if (!hint) {
+        hint = document.createElement("span");
+        hint.className = "group-changed";
+        d.querySelector(":scope > summary").append(hint);
+      }
+      if (hint.textContent !== text) hint.textContent = text;
+    }
   }
   // offerFit offers, beside a control whose error is a refusal with a value that is admitted,
   // a button that sets it, the value written as the message and the control's box write it:

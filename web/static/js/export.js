@@ -38,6 +38,9 @@ export function wireExport(state) {
     const query = q ? "?" + q : "";
     setHref("csv-download", `/api/v1/${name}.csv${query}`);
     setHref("json-download", `/api/v1/${name}${query}`);
+    // Downloads named after the scenario, as the server names the CSV (lab.FileName).
+    setAttr("csv-download", "download", fileName(`/${name}${query}`, "csv"));
+    setAttr("json-download", "download", fileName(`/${name}${query}`, "json"));
     setHref("json-link", `/api/v1/${name}${query}`);
     const page = `/${name}${query}`;
     setHref("compare-link", `/compare?a=${encodeURIComponent(page)}&b=${encodeURIComponent(page)}`);
@@ -79,7 +82,9 @@ export function wireExport(state) {
       const section = b.closest(".chart");
       try {
         const blob = await chartPNG(section, pngCaption(state));
-        download(blob, `${name}-${b.dataset.png}.png`);
+        // The chart's id, then the scenario the picture shows (its caption's address).
+        const shown = new URL(pngCaption(state)[1]);
+        download(blob, fileName(`/${name}-${b.dataset.png}${shown.search}`, "png"));
       } catch (err) {
         say(`Could not make the image: ${err.message}`);
       }
@@ -224,6 +229,23 @@ function wrap(g, text, width) {
   }
   if (line) lines.push(line);
   return lines;
+}
+
+// fileName names a download of the scenario at the page address url ("/ratelimit?limit=50")
+// with extension ext, exactly as lab.FileName does on the server: the lab, then the
+// parameters that differ from the defaults ("ratelimit_limit-50.csv"), or "default", in
+// letters, digits and ._+- only, at most 150 characters before the extension.
+export function fileName(url, ext) {
+  const i = url.indexOf("?");
+  const path = i < 0 ? url : url.slice(0, i), query = i < 0 ? "" : url.slice(i + 1);
+  let n = path.replace(/^\/+|\/+$/g, "") + "_" + (query ? query.replaceAll("=", "-").replaceAll("&", "_") : "default");
+  n = n.replace(/[^A-Za-z0-9._+-]/g, "+").slice(0, 150);
+  return n + "." + ext;
+}
+
+function setAttr(id, attr, value) {
+  const a = document.getElementById(id);
+  if (a && a.getAttribute(attr) !== value) a.setAttribute(attr, value);
 }
 
 function setHref(id, href) {

@@ -43,7 +43,8 @@ export function durationUnit(max) {
   if (a < 2000) return { name: "ms", per: 1 };
   if (a < 120000) return { name: "s", per: 1e3 };
   if (a < 7200000) return { name: "min", per: 6e4 };
-  return { name: "h", per: 3.6e6 };
+  if (a < 172800000) return { name: "h", per: 3.6e6 };
+  return { name: "d", per: 864e5 };
 }
 
 // percent writes a percentage with digits decimals, adding decimals rather than rounding a
@@ -66,8 +67,10 @@ export function optionLabel(p, o) {
 }
 
 // labeller returns the function that writes a name a lab's results use (a series' label, a
-// summary row, a small multiple's panel) for people: the label of the view key's option of
-// that name, else of any enum parameter's, else the name itself (exact, limit, offered).
+// summary row, a small multiple's panel) for people: the label of the option of that name of
+// the chart's key parameter (lab.Chart.Key, when a chart id is given), else of the view key's,
+// else of any enum parameter's, else the label the view declares for a name a run reports
+// (lab.View.Names: "get_set"), else the name itself (exact, limit, offered).
 export function labeller(spec) {
   const byName = new Map();
   const key = spec.params.find((p) => p.name === spec.view.key);
@@ -75,7 +78,12 @@ export function labeller(spec) {
     if (!p || !p.options) continue;
     for (const o of p.options) if (!byName.has(o)) byName.set(o, optionLabel(p, o));
   }
-  return (name) => byName.get(name) ?? name;
+  const chartKey = new Map(spec.view.charts.filter((c) => c.key).map((c) => [c.id, spec.params.find((p) => p.name === c.key)]));
+  return (name, chart) => {
+    const p = chart && chartKey.get(chart);
+    if (p && p.options && p.options.includes(name)) return optionLabel(p, name);
+    return byName.get(name) ?? spec.view.names?.[name] ?? name;
+  };
 }
 
 // value writes a parameter's value for people: durations in their largest unit, numbers with

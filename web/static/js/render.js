@@ -10,8 +10,12 @@ import { ink } from "./palette.js";
 
 const FONT_FAMILY = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 // Tick steps for duration axes (milliseconds): whole seconds, minutes and hours.
+// Past a day, whole days, weeks and then 1-2-5 multiples of 100 days: a week-long run, or a
+// histogram running to days at a cap of hours, keeps its tick labels.
+const DAY = 864e5;
 const MS_INCRS = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 250, 500,
-  1e3, 2e3, 5e3, 1e4, 15e3, 3e4, 6e4, 12e4, 3e5, 6e5, 9e5, 18e5, 36e5, 72e5, 108e5, 216e5, 432e5, 864e5];
+  1e3, 2e3, 5e3, 1e4, 15e3, 3e4, 6e4, 12e4, 3e5, 6e5, 9e5, 18e5, 36e5, 72e5, 108e5, 216e5, 432e5, DAY,
+  2 * DAY, 7 * DAY, 14 * DAY, 28 * DAY, 56 * DAY, ...[1, 2, 5, 10, 20, 50, 100, 200, 500].map((k) => k * 100 * DAY)];
 const INT_INCRS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1e3, 2e3, 2500, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6];
 // Units (lab.Unit) that are durations, in milliseconds.
 const TIME_UNITS = { "µs": 1e-3, ms: 1, s: 1e3 };
@@ -57,6 +61,55 @@ const X_STUB = 4;
 // 30): a wide histogram does not label every whole number, a tall axis carries no thirty ticks.
 const PROJECTED_SPACE = { x: 80, y: 50 };
 
+// Fewest ticks an axis keeps where its labels fit (a small multiple's panel, projected, had
+// one y tick, "0", and one x tick at the projector's wider spacing): the least spacing is the
+// preferred one unless that could leave fewer, and never less than its labels need. uPlot
+// rounds a step up to the next of its increments (up to 2.5 times larger), so an axis of
+// length d keeps n ticks with a least spacing of d / (2.5 n).
+const MIN_TICKS = { x: 3, y: 2 };
+
+// tickSpace returns uPlot's space functions (least pixels between two ticks) for the x and y
+// axes of chart: the preferred spacing (pref, by axis), shrunk on a short axis so that it
+// carries MIN_TICKS, but never below what its labels take (x: the widest label of the range's
+// ends in font, with a gap as wide as a character; y: the labels' height, fontPx, with a gap).
+function tickSpace(chart, pref, font, fontPx) {
+  return (axis) => (u, i, min, max, dim) => {
+    // A tick's label is a round number about as long as the range's ends rounded to one
+    // significant digit ("10 s" on an axis to 19.8 s).
+    const ends = [roundDown(max), min < 0 ? roundDown(min) : 0];
+    const need = axis === "x" ? Math.max(...ends.map((v) => textWidth(labelAt(chart, "x", min, max, v), font))) + fontPx : fontPx * 1.5;
+    return Math.max(need, Math.min(pref[axis], dim / (2.5 * MIN_TICKS[axis])));
+  };
+}
+
+// roundDown is v rounded towards zero to one significant digit.
+function roundDown(v) {
+  if (!isFinite(v) || v === 0) return v;
+  const p = 10 ** Math.floor(Math.log10(Math.abs(v)));
+  return Math.trunc(v / p) * p;
+}
+
+// labelAt writes v as a tick on an axis running from min to max.
+function labelAt(chart, axis, min, max, v) {
+  const unit = axis === "x" ? chart.x_unit : chart.y_unit, log = axis === "x" ? chart.log_x : chart.log_y;
+  return ticks(unit, log)(null, [min, v, max])[1] || "";
+}
+
+// lastXLabel is the width, in font, of the x axis's label at the end of range r.
+function lastXLabel(chart, r, font) {
+  if (!r || !isFinite(r[1])) return 0;
+  const [lo, hi] = logSafe(r, chart.log_x);
+  return textWidth(labelAt(chart, "x", lo, hi, hi), font);
+}
+
+let measurer;
+// textWidth is the width of text in font, CSS pixels.
+function textWidth(text, font) {
+  measurer ??= document.createElement("canvas").getContext("2d");
+  measurer.font = font;
+  return measurer.measureText(text).width;
+}
+
 // zoom is how much a projected chart (fill > 0) scales its type, lines and tick spacing: as
 // much as projector view scales the page's type (html.presenting sets the root font size for
 // the screen), at least 1.35.
@@ -82,8 +135,9 @@ function xAxisHeight(shown, z) {
   return shown ? Math.round(X_AXIS.size * z) + Math.round(X_AXIS.label * z) : X_STUB;
 }
 
-// binWidth is a histogram series' bin width (its x step).
-export function binWidth(s) { return s.x.length >= 2 ? s.x[1] - s.x[0] : 0; }
+// binWidth is a histogram series' bin width: the one it declares (lab.Series.Width), else its
+// x step.
+export function binWidth(s) { return s.width > 0 ? s.width : s.x.length >= 2 ? s.x[1] - s.x[0] : 0; }
 
 // commonBins brings histograms to one bin width, so that bars of equal height mean the same
 // count: the widest, when every other divides it (the bins add up exactly), else counts per
@@ -117,7 +171,7 @@ function rebin(s, W) {
     if (x.length && x[x.length - 1] === b) y[y.length - 1] += s.y[i] || 0;
     else { x.push(b); y.push(s.y[i] || 0); }
   }
-  const out = { ...s, x, y: y.map((v) => Number(v.toPrecision(6))) };
+  const out = { ...s, x, y: y.map((v) => Number(v.toPrecision(6))), width: W };
   rebinned.set(s, { W, n: s.x.length, out });
   return out;
 }
@@ -126,7 +180,7 @@ function rebin(s, W) {
 function density(s, one) {
   const w = binWidth(s);
   if (!w) return s;
-  return { ...s, y: s.y.map((v) => (v == null ? v : Number(((v * one) / w).toPrecision(6)))) };
+  return { ...s, y: s.y.map((v) => (v == null ? v : Number(((v * one) / w).toPrecision(6)))), width: w };
 }
 
 // extent is the box that holds series (and their bands): bars take their bin's width.
@@ -155,6 +209,44 @@ export function extent(chart, series, bands = []) {
   if (x0 === x1) { x0 -= 1; x1 += 1; }
   if (y0 === y1) { y1 = y0 === 0 ? 1 : y0 * 1.1; }
   return { x: [x0, x1], y: [y0, y1 * (chart.log_y ? 1 : 1.05)] };
+}
+
+// SQUEEZE is how much of a shared axis a small multiple's data must fill at least (1/SQUEEZE):
+// a panel whose data one axis would squeeze further (a strategy done in 2 s beside one that
+// runs for an hour) is drawn on an axis of its own, with the panels like it.
+export const SQUEEZE = 4;
+
+// axisGroups sorts the panels of a small multiple (their extents) into groups that share an x
+// axis: each panel's data fills at least 1/SQUEEZE of its group's axis. It returns each panel's
+// group, numbered in the panels' order; panels without data join the first group. On a log
+// axis every panel shares one.
+export function axisGroups(chart, exts) {
+  const out = exts.map(() => -1);
+  const span = (e) => e.x[1] - e.x[0];
+  const order = exts.map((e, i) => i).filter((i) => exts[i].x);
+  if (chart.log_x) return exts.map(() => 0);
+  order.sort((a, b) => span(exts[b]) - span(exts[a]) || a - b);
+  const groups = []; // {members, x}
+  for (const i of order) {
+    const e = exts[i];
+    const fits = (g) => {
+      const x = [Math.min(g.x[0], e.x[0]), Math.max(g.x[1], e.x[1])];
+      return [...g.members, i].every((m) => span(exts[m]) * SQUEEZE >= x[1] - x[0]);
+    };
+    let g = groups.find(fits);
+    if (!g) groups.push((g = { members: [], x: [...e.x] }));
+    g.members.push(i);
+    g.x = [Math.min(g.x[0], e.x[0]), Math.max(g.x[1], e.x[1])];
+  }
+  // Number the groups in the order their first panel comes.
+  const number = new Map();
+  for (const [gi, g] of groups.entries()) for (const m of g.members) out[m] = gi;
+  const first = out.find((g) => g >= 0) ?? 0;
+  return out.map((g) => {
+    const k = g < 0 ? first : g;
+    if (!number.has(k)) number.set(k, number.size);
+    return number.get(k);
+  });
 }
 
 // merge is the box that holds every extent.
@@ -200,12 +292,15 @@ export class Renderer {
   //   yLabel   the y axis's label (single charts), mark: {value, text} or null
   //   describe whether to write the text summaries now (final numbers), else only the first time
   //   lineLabels, points: direct labels at the lines' ends; points on short lines
+  //   xAxis    (panel index) → whether the panel carries its x axis's ticks and label (default:
+  //            when no panel lies below it)
   draw(chart, box, m) {
     const keep = new Set();
+    const xAxis = m.xAxis || ((pi) => pi + m.columns >= m.panels.length);
     m.panels.forEach((panel, pi) => {
       const key = chart.id + "\u0000" + panel.key;
       keep.add(key);
-      this.panel(chart, box, key, panel, pi + m.columns >= m.panels.length, m, pi); // no panel below it: the x axis
+      this.panel(chart, box, key, panel, xAxis(pi), m, pi);
     });
     for (const [key, p] of this.plots) {
       if (key.startsWith(chart.id + "\u0000") && !keep.has(key)) {
@@ -238,7 +333,7 @@ export class Renderer {
     const height = m.height + PADDING[0] + PADDING[2] + xAxisHeight(xAxis, z);
     // A new instance when what it draws changes (names, colours, dashes, the axis): uPlot
     // keeps series' styles from its creation.
-    const sigKey = [chart.kind, xAxis, this.fill, ...series.map((s) => `${s.name}|${s.label}|${s.colour}|${(s.dash || []).join(",")}`),
+    const sigKey = [chart.kind, xAxis, this.fill, ...series.map((s) => `${s.name}|${s.label}|${s.colour}|${(s.dash || []).join(",")}|${!!s.marks}`),
       ...bands.map((b) => b.of + "|" + b.colour)].join("\u0001");
     let p = this.plots.get(key);
     if (p && p.sig !== sigKey) {
@@ -247,7 +342,7 @@ export class Renderer {
       this.plots.delete(key);
       p = null;
     }
-    const ctx = { r: m.range(pi), mark: m.mark };
+    const ctx = { r: m.range(pi), mark: m.mark, widths: series.map(binWidth) };
     if (!p) {
       const holder = document.createElement("div");
       holder.className = "plot";
@@ -267,7 +362,7 @@ export class Renderer {
       this.plots.set(key, p);
     } else {
       const resized = p.u.width !== m.width || p.u.height !== height;
-      if (resized || !sameRange(p.ctx.r, ctx.r) || !sameMark(p.ctx.mark, ctx.mark) || !sameData(p.data, data)) {
+      if (resized || !sameRange(p.ctx.r, ctx.r) || !sameMark(p.ctx.mark, ctx.mark) || !sameX(p.ctx.widths, ctx.widths) || !sameData(p.data, data)) {
         Object.assign(p.ctx, ctx);
         if (resized) p.u.setSize({ width: m.width, height });
         p.u.setData(data);
@@ -297,8 +392,12 @@ export class Renderer {
         dash: bars ? undefined : s.dash,
         spanGaps: true,
         // Histograms of whole values (IntX) centre each bar on its value; others start it there.
-        paths: bars ? uPlot.paths.bars({ size: [1, Infinity], align: chart.int_x ? 0 : 1, gap: 0 }) : chart.kind === "steps" ? uPlot.paths.stepped({ align: 1 }) : undefined,
-        points: { show: !bars && !!m.points, size: 5 * zf, fill: s.colour, filter: (u, si, show) => (show && u.data[0].length <= 40 ? null : []) },
+        paths: bars ? barsPath(ctx, !!chart.int_x) : chart.kind === "steps" ? uPlot.paths.stepped({ align: 1 }) : undefined,
+        // Points on short lines; hollow marks, a dozen along the line, on a series that asks
+        // for them (compare's B).
+        points: s.marks && !bars
+          ? { show: true, size: 8 * zf, width: 1.5 * zf, stroke: s.colour, fill: ink().bg, filter: (u, si) => marksAlong(u.data[si]) }
+          : { show: !bars && !!m.points, size: 5 * zf, fill: s.colour, filter: (u, si, show) => (show && u.data[0].length <= 40 ? null : []) },
       });
     }
     for (const b of bands) {
@@ -306,14 +405,17 @@ export class Renderer {
     }
     const { fg, grid } = ink();
     const z = (n) => Math.round(n * zf);
-    const space = (axis) => (this.fill ? z(PROJECTED_SPACE[axis]) : axis === "x" ? 50 : 30);
     const font = `${z(14)}px ${FONT_FAMILY}`, labelFont = `bold ${z(14)}px ${FONT_FAMILY}`;
+    const space = tickSpace(chart, this.fill ? { x: z(PROJECTED_SPACE.x), y: z(PROJECTED_SPACE.y) } : { x: 50, y: 30 }, font, z(14));
     const axisInk = { stroke: fg, grid: { stroke: grid }, ticks: { stroke: grid } };
     const xIncrs = incrs(chart.int_x, chart.x_unit, chart.log_x);
     const yIncrs = incrs(chart.int_y, chart.y_unit, chart.log_y);
     return {
       width, height,
-      padding: PADDING,
+      // Room on the right for half the last x tick's label, which sits on the plot's edge
+      // ("30 s", "5 min" were clipped), in every panel (with its x axis or not) so that panels
+      // on one x range line up.
+      padding: [PADDING[0], () => Math.max(PADDING[1], Math.ceil(lastXLabel(chart, ctx.r.x, font) / 2) + 4), PADDING[2], PADDING[3]],
       legend: { show: false },
       cursor: { drag: { x: false, y: false } },
       scales: {
@@ -330,7 +432,8 @@ export class Renderer {
       ],
       series: opts,
       bands,
-      plugins: [markPlugin(ctx), labelsPlugin(chart, series, m.lineLabels, zf), readoutPlugin(chart, series)],
+      // The lines' labels first: the mark's label finds a place clear of them.
+      plugins: [labelsPlugin(chart, series, m.lineLabels, zf, ctx), markPlugin(ctx), readoutPlugin(chart, series)],
     };
   }
 
@@ -369,6 +472,39 @@ export class Renderer {
     this.plots.clear();
     for (const el of document.querySelectorAll(".chart .legend")) delete el.dataset.sig;
   }
+}
+
+// marksAlong returns the indices of about a dozen points of ys (non-null), evenly spread.
+function marksAlong(ys) {
+  const at = [];
+  for (let i = 0; i < ys.length; i++) if (ys[i] != null) at.push(i);
+  if (at.length <= 12) return at;
+  const step = (at.length - 1) / 11;
+  return Array.from({ length: 12 }, (_, k) => at[Math.round(k * step)]);
+}
+
+// barsPath draws a histogram's points as bars exactly as wide as their bins (ctx.widths, by
+// series, in x's unit): from x to x + width, or centred on x for whole values. A histogram of
+// one bin is one narrow bar, never a block across the axis (as bars sized by the spacing of
+// their points would be).
+function barsPath(ctx, centred) {
+  return (u, si, i0, i1) => {
+    const xs = u.data[0], ys = u.data[si];
+    const fallback = xs.length >= 2 ? Math.min(...xs.slice(1).map((x, i) => x - xs[i]).filter((d) => d > 0)) : 1;
+    const w = ctx.widths?.[si - 1] > 0 ? ctx.widths[si - 1] : isFinite(fallback) ? fallback : 1;
+    const path = new Path2D();
+    const { min, max } = u.scales.y;
+    const base = u.valToPos(Math.min(Math.max(0, min), max), "y", true);
+    for (let i = i0; i <= i1; i++) {
+      const y = ys[i];
+      if (y == null || !isFinite(y)) continue;
+      const from = centred ? xs[i] - w / 2 : xs[i];
+      const l = u.valToPos(from, "x", true), r = u.valToPos(from + w, "x", true);
+      const top = u.valToPos(y, "y", true);
+      path.rect(l, Math.min(top, base), Math.max(r - l, 1), Math.abs(base - top));
+    }
+    return { stroke: path, fill: path, clip: null, band: null, gaps: null, flags: 0 };
+  };
 }
 
 function sameX(a, b) {
@@ -441,6 +577,7 @@ function markPlugin(ctx) {
     hooks: {
       draw: (u) => {
         const m = ctx.mark;
+        ctx.markBox = null;
         if (!m || !isFinite(m.value)) return;
         const cx = u.valToPos(m.value, "x", true);
         const c = u.ctx, dpr = devicePixelRatio;
@@ -456,50 +593,155 @@ function markPlugin(ctx) {
         c.setLineDash([]);
         c.fillStyle = fg;
         c.font = `${Math.round(13 * (ctx.zoom || 1)) * dpr}px system-ui, sans-serif`;
-        const w = c.measureText(m.text).width;
-        const left = cx + 4 * dpr + w > u.bbox.left + u.bbox.width;
-        c.textAlign = left ? "right" : "left";
-        c.fillText(m.text, left ? cx - 4 * dpr : cx + 4 * dpr, u.bbox.top + 14 * dpr);
+        const w = c.measureText(m.text).width, h = Math.round(13 * (ctx.zoom || 1)) * dpr;
+        // Beside the line at the plot's top, else its foot, on the side with room, clear of
+        // the lines' labels (drawn before it): a phone's "Clients = 100" lay over "No backoff".
+        const { left: bl, top: bt, width: bw, height: bh } = u.bbox;
+        const spots = [];
+        for (const ty of [bt + 1.1 * h, bt + bh - 0.4 * h]) {
+          for (const right of [true, false]) {
+            const l = right ? cx + 4 * dpr : cx - 4 * dpr - w;
+            if (l >= bl && l + w <= bl + bw) spots.push({ l, r: l + w, t: ty - h, b: ty + 0.25 * h, base: ty });
+          }
+        }
+        const clear = (s) => !(ctx.labelRects || []).some((b) => s.l < b.r && b.l < s.r && s.t < b.b && b.t < s.b);
+        const at = spots.find(clear) || spots[0] || { l: cx + 4 * dpr, r: cx + 4 * dpr + w, t: bt, b: bt + h, base: bt + 1.1 * h };
+        c.textAlign = "left";
+        c.strokeStyle = ink().bg;
+        c.lineWidth = 3 * dpr;
+        c.strokeText(m.text, at.l, at.base);
+        c.fillText(m.text, at.l, at.base);
         c.restore();
+        // Where its text lies, CSS pixels, for the browser tests.
+        ctx.markBox = { text: m.text, left: at.l / dpr, right: at.r / dpr, top: at.t / dpr, bottom: at.b / dpr };
       },
     },
   };
 }
 
-// labelsPlugin writes each line's name at its right end, so lines can be told apart without
-// the legend or colour.
-function labelsPlugin(chart, series, on, zf) {
+// labelsPlugin writes each line's name by its right end, so lines can be told apart without
+// the legend or colour. Where lines meet, their labels would pile up on one another, on the
+// chart's mark label or over another line ("Full jitter" over the decorrelated line, a phone's
+// "Clients = 100" over "No backoff"): placeLabels keeps them apart and off other lines where it
+// can, and the mark's label (markPlugin, drawn after) keeps clear of them. What they placed
+// (ctx.labelBoxes, ctx.markBox: CSS pixels within the canvas) is what the browser tests check.
+function labelsPlugin(chart, series, on, zf, ctx) {
   return {
     hooks: {
       draw: (u) => {
+        ctx.labelBoxes = [];
+        ctx.labelRects = []; // the same, canvas pixels, for the mark's label to keep clear of
         if (!on || chart.kind === "bars") return;
         const dpr = devicePixelRatio, c = u.ctx;
+        c.save();
+        c.font = `bold ${Math.round(12 * zf) * dpr}px system-ui, sans-serif`;
         const labels = [];
         series.forEach((s, i) => {
           const ys = u.data[i + 1];
           let k = ys.length - 1;
           while (k >= 0 && ys[k] == null) k--;
           if (k < 0) return;
-          labels.push({ text: s.label || s.name, colour: s.colour, x: u.valToPos(u.data[0][k], "x", true), y: u.valToPos(ys[k], "y", true) });
+          const text = s.label || s.name;
+          labels.push({ i: i + 1, text, colour: s.colour, w: c.measureText(text).width, x: u.valToPos(u.data[0][k], "x", true), y: u.valToPos(ys[k], "y", true) });
         });
-        labels.sort((a, b) => a.y - b.y);
-        const gap = 15 * dpr * zf;
-        for (let i = 1; i < labels.length; i++) if (labels[i].y - labels[i - 1].y < gap) labels[i].y = labels[i - 1].y + gap;
-        c.save();
-        c.font = `bold ${Math.round(12 * zf) * dpr}px system-ui, sans-serif`;
-        c.textAlign = "right";
+        const placed = placeLabels(u, labels, Math.round(12 * zf) * dpr);
+        c.textAlign = "left";
         c.lineWidth = 3 * dpr;
         c.strokeStyle = ink().bg;
-        for (const l of labels) {
-          const y = Math.min(Math.max(l.y - 5 * dpr, u.bbox.top + 10 * dpr), u.bbox.top + u.bbox.height - 2 * dpr);
-          c.strokeText(l.text, l.x - 6 * dpr, y);
+        for (const l of placed) {
+          c.strokeText(l.text, l.l, l.base);
           c.fillStyle = l.colour;
-          c.fillText(l.text, l.x - 6 * dpr, y);
+          c.fillText(l.text, l.l, l.base);
+          ctx.labelBoxes.push({ text: l.text, left: l.l / dpr, top: l.t / dpr, right: l.r / dpr, bottom: l.b / dpr, crosses: l.crosses });
+          ctx.labelRects.push(l);
         }
         c.restore();
       },
     },
   };
+}
+
+// placeLabels places labels ({i: the series' column, text, w: width, x, y: its line's end},
+// canvas pixels) in font px high type within the plot, right-aligned by their lines' ends and
+// in their order (top to bottom): each at its line's end unless that overlaps its neighbour,
+// when the crowded ones spread evenly about their lines' mean, kept within the plot (the
+// labels once stacked downwards and piled up at the plot's foot). A label that lies over
+// another line moves left along the same height, when that crosses fewer lines, overlaps no
+// other label and keeps it by its own line. Labels that cannot all fit one above the other are left out (the legend
+// names the lines). It returns the labels with their boxes (l, t, r, b), their text's baseline
+// and how many other lines each crosses.
+function placeLabels(u, labels, font) {
+  const { left, top, width, height } = u.bbox;
+  const h = font * 1.25, pad = font * 0.4;
+  if (!labels.length || labels.length * h > height) return [];
+  labels.sort((a, b) => a.y - b.y);
+  // Clusters of labels that touch, each a run of h-high slots from its top.
+  const clusters = [];
+  for (const l of labels) {
+    clusters.push({ items: [l], top: l.y - h / 2 });
+    for (;;) {
+      const c = clusters[clusters.length - 1];
+      c.top = Math.min(Math.max(c.items.reduce((a, it) => a + it.y, 0) / c.items.length - (c.items.length * h) / 2, top), top + height - c.items.length * h);
+      const prev = clusters[clusters.length - 2];
+      if (!prev || prev.top + prev.items.length * h <= c.top) break;
+      prev.items.push(...c.items);
+      clusters.pop();
+    }
+  }
+  const overlaps = (a, b) => a.l < b.r && b.l < a.r && a.t < b.b && b.t < a.b;
+  const placed = [];
+  for (const c of clusters) {
+    c.items.forEach((l, k) => {
+      const t = c.top + k * h, r = Math.min(l.x - pad, left + width);
+      placed.push({ ...l, l: r - l.w, r, t, b: t + h });
+    });
+  }
+  for (const p of placed) {
+    p.crosses = crossings(u, p.i, p);
+    for (let shift = 1; shift <= 2 && p.crosses > 0; shift++) {
+      const r = Math.min(p.x - pad, left + width) - shift * (p.w + 2 * pad);
+      const box = { l: r - p.w, r, t: p.t, b: p.b };
+      if (box.l < left || placed.some((q) => q !== p && overlaps(q, box))) break;
+      // Still by its own line: the line passes within a label's height of the box's middle.
+      const own = yAt(u.data[0], u.data[p.i], u.posToVal((box.l + box.r) / 2, "x", true));
+      if (own == null || Math.abs(u.valToPos(own, "y", true) - (box.t + box.b) / 2) > h) continue;
+      const n = crossings(u, p.i, box);
+      if (n < p.crosses) Object.assign(p, box, { crosses: n });
+    }
+    p.base = p.b - h * 0.25;
+  }
+  return placed;
+}
+
+// crossings counts the lines, other than column own, that pass through box (canvas pixels).
+function crossings(u, own, box) {
+  let n = 0;
+  const xs = u.data[0];
+  for (let si = 1; si < u.data.length; si++) {
+    if (si === own || !u.series[si] || !u.series[si].show || !u.series[si].width) continue;
+    const ys = u.data[si];
+    for (let k = 0; k <= 6; k++) {
+      const px = box.l + ((box.r - box.l) * k) / 6;
+      const y = yAt(xs, ys, u.posToVal(px, "x", true));
+      if (y == null) continue;
+      const py = u.valToPos(y, "y", true);
+      if (py >= box.t && py <= box.b) { n++; break; }
+    }
+  }
+  return n;
+}
+
+// yAt is the line's y at x, interpolated between its points (null outside them or at a gap).
+function yAt(xs, ys, x) {
+  let lo = 0, hi = xs.length - 1;
+  if (hi < 0 || x < xs[0] || x > xs[hi]) return null;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (xs[mid] <= x) lo = mid; else hi = mid;
+  }
+  const a = ys[lo], b = ys[hi];
+  if (a == null || b == null) return a ?? b ?? null;
+  return xs[hi] === xs[lo] ? a : a + ((b - a) * (x - xs[lo])) / (xs[hi] - xs[lo]);
 }
 
 // readoutPlugin shows the values under the pointer: x, then each series' y in its colour.
@@ -584,6 +826,32 @@ export function sweepOffNote(section, chart, p, sides) {
   el.hidden = false;
   off.forEach((s, i) => { el.querySelectorAll("button")[i].disabled = !!s.disabled; });
   return true;
+}
+
+// emptyNote marks a chart's or table's section (class "empty") as having nothing to show for
+// the scenario, its numbers final, and says so in place of an empty frame or a table of
+// headers, with the view's word on why (lab.Chart.Empty, lab.Table.Empty); on false it takes
+// the mark and the note away. The stylesheet hides what would be empty and the buttons that
+// would export or project it.
+export function emptyNote(section, why, on) {
+  if (!section) return;
+  let el = section.querySelector(":scope > .empty-note");
+  if (section.classList.contains("empty") !== on) section.classList.toggle("empty", on);
+  if (!on) {
+    if (el) el.hidden = true;
+    return;
+  }
+  if (!el) {
+    el = document.createElement("p");
+    el.className = "empty-note";
+    el.setAttribute("role", "note");
+    const at = section.querySelector(":scope > .plots, :scope > .scroll, :scope > .cmp-pair");
+    if (at) at.before(el);
+    else section.append(el);
+  }
+  const text = "Nothing to show for this scenario" + (why ? ": " + why : ".");
+  if (el.textContent !== text) el.textContent = text;
+  el.hidden = false;
 }
 
 // sameData reports whether two uPlot data tables ([xs, ...columns]) hold the same numbers (a,

@@ -36,6 +36,9 @@ export class Results extends EventTarget {
       this.tables.add(k);
     }
     for (const s of m.series || []) {
+      // An empty batch of points comes as null (a Go nil slice): no points.
+      s.x ??= [];
+      s.y ??= [];
       const isBand = s.of || (this.bands[s.name] && !s.chart);
       const store = isBand ? this.bands : this.series;
       const old = store[s.name];

@@ -325,6 +325,9 @@ export function wireRoom(state, stream, results, tour) {
       follow();
     } else if (what === "ended") {
       note = "This room has ended. Explore on your own.";
+      // The address becomes the scenario's: /join/CODE would be a dead end on reload or
+      // when shared (the room is gone), the lab's own URL shows the same scenario.
+      if (location.pathname !== "/" + spec.name) history.replaceState(history.state, "", "/" + spec.name + location.search + (location.hash.startsWith("#tour=") ? location.hash : ""));
       detach();
     } else if (room.presenting) {
       if (state.view.following) state.setFollowing(false);

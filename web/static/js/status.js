@@ -9,7 +9,9 @@ import { fillTitle } from "./titles.js";
 function amount(n, unit, bare = false) {
   const m = /^ms\b\s*(.*)$/.exec(unit || "");
   if (m) return duration(n) + (bare || !m[1] ? "" : " " + m[1]);
-  return group(n) + (bare ? "" : " " + unit);
+  // A unit written as a plural word (trials) is singular for one ("1 trial", not "1 trials").
+  const word = n === 1 && /^[a-z]{3,}s\b/.test(unit || "") ? unit.replace(/^([a-z]+?)s\b/, "$1") : unit;
+  return group(n) + (bare ? "" : " " + word);
 }
 
 export function wireStatus(state) {
@@ -39,7 +41,7 @@ export function wireStatus(state) {
     } else if (run.phase === "lost" || run.phase === "busy") {
       text = run.message;
     } else if (run.phase === "done") {
-      text = `Done in ${group(Math.round(run.ms))} ms` + (refine ? ` — final, over all ${amount(refine.total, refine.unit)}.` : " — final.");
+      text = `Done in ${group(Math.round(run.ms))} ms` + (refine ? ` — final, ${refine.total === 1 ? "from" : "over all"} ${amount(refine.total, refine.unit)}.` : " — final.");
       frac = 1;
     } else {
       if (refine) {

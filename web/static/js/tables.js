@@ -5,6 +5,7 @@
 // row names stay put while it scrolls sideways, and a table that still does not fit says
 // which columns lie beyond the edge, with a button that scrolls to them (fitTables).
 import { group, duration, percent, labeller } from "./format.js";
+import { emptyNote } from "./render.js";
 
 // cell writes a column's value by its unit (lab.Unit): durations in their largest unit,
 // percentages never rounded onto 0 or ±100, bytes with "B".
@@ -77,6 +78,9 @@ export function renderTable(state, results, style, t) {
   if (!body) return;
   const key = state.params.get(state.spec.view.key);
   fillRows(body, t, results.summary[t.key], key ? key.options : [], style, labeller(state.spec));
+  // Final numbers without a row: a note saying why, not a table of headers.
+  const settled = state.run.phase === "done" && !state.stale();
+  if (settled || body.rows.length) emptyNote(document.getElementById(`table-${t.id}`), t.empty, settled && !body.rows.length);
 }
 
 // fitTables keeps the lab page's tables readable at any width: a headline table wider than its

@@ -158,6 +158,10 @@ export function wireTour(state) {
       btn("tour-next", "Next", "Next step", () => step(1), locked() || cur.n === m),
       locked() ? "" : btn("tour-end", "End tour", "End the tour", end, false),
       el("span", { class: "help" }, locked() ? "The presenter moves the steps." : "Keys: [ and ] (or Page Up and Page Down)")));
+    // The hidden charts' and tables' notes name what shows them to this page: its Reveal
+    // button, or the presenter (a room's follower has no button).
+    const why = `Hidden until the class has predicted: ${api.canReveal() ? "Reveal in the tour panel shows it." : "the presenter reveals it."}`;
+    for (const n of document.querySelectorAll(".predict-note")) if (n.textContent !== why) n.textContent = why;
     const focused = panel.contains(document.activeElement) && document.activeElement.matches(".tour-reveal");
     panel.replaceChildren(...kids);
     panel.hidden = false;
