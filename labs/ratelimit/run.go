@@ -78,7 +78,8 @@ type AlgorithmSummary struct {
 	// OverLimitTimePct is the share of the duration during which that count was above the
 	// limit, in %.
 	OverLimitTimePct float64 `json:"over_limit_time_pct"`
-	// EstimateErrorPct is the mean of |estimate − exact count| over the samples, in % of the limit.
+	// EstimateErrorPct is the mean of |estimate − exact count| over 4,000 instants that fall at
+	// every phase of the window whatever the duration (errSampleAt), in % of the limit.
 	EstimateErrorPct float64 `json:"estimate_error_pct"`
 	StateBytes       int64   `json:"state_bytes"`           // bytes per key in a store (the sliding log: its longest log)
 	StoreOps         float64 `json:"store_ops_per_request"` // store operations (or messages) per request

@@ -30,7 +30,7 @@ var tours = []lab.Tour{{
 		Question: "At 00:01:43 the approximation adds the count of minute 00:01 and 17/60 of minute 00:00's: the previous " +
 			"minute's count, weighted by how much of it is still inside the window. How close does that get to the exact count?",
 		Explanation: "Close. The sliding window's line now follows the grey one, a little above or below it, with no drop at the minute marks: " +
-			"its estimate is off by 2.6% of the limit on average, the fixed window's by 32.7%, " +
+			"its estimate is off by 2.6% of the limit on average, the fixed window's by 32.4%, " +
 			"with two counters and two increments per call, as Cloudflare and HAProxy do it.",
 	}, {
 		Title: "Five 15-second windows",
