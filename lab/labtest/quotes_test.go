@@ -1,0 +1,43 @@
+package labtest
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/resilience-playground/playground/param"
+)
+
+// TestNamed: a sentence names a setting by its name, label, value (with or without a unit, a
+// small number as a word) or option label — and not by a digit inside another number.
+func TestNamed(t *testing.T) {
+	subsetting := param.Spec{Name: "subsetting", Label: "Subsetting", Kind: param.Enum, Options: []string{"random", "deterministic"},
+		OptionLabels: []string{"Random", "Deterministic (the chapter's)"}}
+	clients := param.Spec{Name: "clients", Label: "Clients", Kind: param.Int}
+	duration := param.Spec{Name: "duration", Label: "Duration", Kind: param.Duration}
+	failing := param.Spec{Name: "failing", Label: "Fail-fast backends", Kind: param.Int}
+	for _, c := range []struct {
+		sentence string
+		sp       param.Spec
+		raw      string
+		want     bool
+	}{
+		{"At 50 clients, 50 backends and subsets of 5, least-loaded sends 559.", subsetting, "deterministic", false},
+		{"At 50 clients, deterministic subsets of 5, least-loaded sends 559.", subsetting, "deterministic", true},
+		{"At 50 clients.", clients, "50", true},
+		{"Least-loaded sends 559 requests.", clients, "5", false},
+		{"At 5,000 clients.", clients, "5000", true},
+		{"Over 30 s.", duration, "30s", true},
+		{"Over 30 seconds.", duration, "30s", true},
+		{"In a minute.", duration, "1m0s", true},
+		{"Over 300 s.", duration, "30s", false},
+		{"With one fail-fast backend.", failing, "1", true},
+		{"With none.", failing, "1", false},
+	} {
+		if got := named(strings.ToLower(c.sentence), c.sp, c.raw); got != c.want {
+			t.Errorf("named(%q, %s=%s) = %v, want %v", c.sentence, c.sp.Name, c.raw, got, c.want)
+		}
+	}
+	if got := sentenceAt("One. Two has 559 in it. Three.", 13, 16); got != "Two has 559 in it." {
+		t.Errorf("sentenceAt = %q", got)
+	}
+}
