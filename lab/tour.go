@@ -35,6 +35,12 @@ type Step struct {
 	// Explanation answers the Question, in our own words, with what the scenario shows; the
 	// page shows it only after Reveal.
 	Explanation string `json:"explanation,omitempty"`
+	// Gives lists, for a prediction, the words that would give its answer away ("spread
+	// out", "sinkhole"), in lower case: CheckTours refuses a prediction without them, and
+	// any of them in the lab's Intro — printed just above the tour on the presenter's page —
+	// or in the step's own Question. An introduction sets up its tours' questions; it does
+	// not answer them. Not sent to the page.
+	Gives []string `json:"-"`
 	// Focus names the chart or table (by id) the step is about: projector view shows it.
 	Focus string `json:"focus,omitempty"`
 	// Controls names the parameters the step is about: projector view shows their controls
@@ -66,7 +72,8 @@ func (l *Lab) FindStep(id string) (Tour, int, bool) {
 // CheckTours reports the first problem with l's tours: a name that is missing, repeated or
 // not URL-safe, a step without title or text, a prediction without its question or its
 // explanation or with a text shown before the reveal, a focus that names no chart or table of
-// l's view, controls that name no parameter, or a step URL that is not one of l's scenarios
+// l's view, controls that name no parameter, a prediction whose answer (its Gives) the lab's
+// introduction or the question itself states, or a step URL that is not one of l's scenarios
 // (keeping its rules across parameters) in canonical form.
 func (l *Lab) CheckTours() error {
 	seen := map[string]bool{}
@@ -92,6 +99,21 @@ func (l *Lab) CheckTours() error {
 				return fmt.Errorf("%s: a prediction shows only its question before the reveal; move the text into the question or the explanation", where)
 			case s.Question == "" && s.Text == "":
 				return fmt.Errorf("%s: needs a text, or a question and its explanation", where)
+			case s.Question != "" && len(s.Gives) == 0:
+				return fmt.Errorf("%s: a prediction lists the words that would give its answer away (Gives)", where)
+			case s.Question == "" && len(s.Gives) > 0:
+				return fmt.Errorf("%s: Gives is for predictions only", where)
+			}
+			for _, g := range s.Gives {
+				if g == "" || g != strings.ToLower(g) {
+					return fmt.Errorf("%s: Gives %q: want a lower-case phrase", where, g)
+				}
+				if strings.Contains(strings.ToLower(l.Intro), g) {
+					return fmt.Errorf("%s: the lab's introduction gives the answer away (%q) just above the question %q", where, g, s.Question)
+				}
+				if strings.Contains(strings.ToLower(s.Question), g) {
+					return fmt.Errorf("%s: the question gives its own answer away (%q)", where, g)
+				}
 			}
 			if s.Focus != "" && !l.View.has(s.Focus) {
 				return fmt.Errorf("%s: focus %q is no chart or table of the lab's view", where, s.Focus)

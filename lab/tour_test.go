@@ -21,7 +21,11 @@ func TestCheckTours(t *testing.T) {
 		{"no steps", []lab.Tour{{Name: "a", Title: "A"}}, "needs a title and steps"},
 		{"no text", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t"}}}}, "needs a text, or a question and its explanation"},
 		{"no title", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{URL: "/t", Text: "Look."}}}}, "needs a title"},
-		{"prediction", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Question: "How many?", Explanation: "Five."}}}}, ""},
+		{"prediction", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Question: "How many?", Explanation: "Five.", Gives: []string{"five"}}}}}, ""},
+		{"prediction without what gives it away", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Question: "How many?", Explanation: "Five."}}}}, "Gives"},
+		{"introduction answers", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Question: "How many?", Explanation: "Seven.", Gives: []string{"seven"}}}}}, "introduction gives the answer away"},
+		{"question answers itself", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Question: "Five, or how many?", Explanation: "Five.", Gives: []string{"five"}}}}}, "question gives its own answer away"},
+		{"gives on a plain step", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Text: "Look.", Gives: []string{"five"}}}}}, "predictions only"},
 		{"question alone", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Question: "How many?"}}}}, "both a question and its explanation"},
 		{"explanation alone", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Text: "Look.", Explanation: "Five."}}}}, "both a question and its explanation"},
 		{"focus", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Text: "Look.", Focus: "c", Controls: []string{"n"}}}}}, ""},
@@ -35,6 +39,7 @@ func TestCheckTours(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l := testLab("t")
+			l.Intro = "Each of the Seven Dwarfs counts."
 			l.Params.Defaults()
 			l.View.Charts = []lab.Chart{{ID: "c"}}
 			l.Tours = tc.tours

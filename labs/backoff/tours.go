@@ -12,6 +12,7 @@ var tours = []lab.Tour{{
 		Focus: "timeline", Controls: []string{"strategies", "clients"},
 		Question: "Clients race to write one row; each that loses waits before it tries again, longer after each failure " +
 			"(exponential backoff, no jitter). Will their retries spread out over time?",
+		Gives: []string{"they spread out", "lockstep", "come back together", "in clusters", "keep colliding"},
 		Explanation: "No. Clients that collided back off by the same doubling schedule, so they come back together: " +
 			"the writes over time arrive in clusters at the same moments, with silence between them. Backing off lowers how often " +
 			"each client tries, not how many try at once.",
@@ -28,6 +29,7 @@ var tours = []lab.Tour{{
 		Focus: "work", Controls: []string{"strategies", "clients"},
 		Question: "The post's headline figure counts the writes needed until every client succeeds, against the number of " +
 			"contending clients. Which strategy needs the fewest writes in all: full, equal or decorrelated jitter?",
+		Gives: []string{"need the least", "work falls", "work climbs"},
 		Explanation: "Full and equal jitter need the least (795 and 811 writes at 100 clients), decorrelated jitter a little " +
 			"more (1,004), plain exponential backoff 1,855 and no backoff 2,421. Without jitter the work climbs steeply as the " +
 			"clients grow.",

@@ -39,8 +39,8 @@ func (r *runner) lab() *lab.Lab {
 		Title: "Rate limiters, measured against the exact count",
 		Intro: "One client's requests reach every classic rate limiter at once, as in Criteo's engineering blog post " +
 			"“Distributed Rate-Limiting Algorithms”: the grey line is the exact count of admitted requests in the last window, " +
-			"the coloured one what each algorithm believes. Fixed windows forget at every boundary, a full token bucket lets " +
-			"nearly twice the limit through, and instances racing on a shared store over-admit.",
+			"the coloured one what each algorithm believes. Windows, logs and buckets keep different state per client, and " +
+			"instances behind a load balancer share it through a store; the table counts what each let through that the exact window would have refused.",
 		Params:       Params,
 		Check:        check,
 		View:         view,
