@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/resilience-playground/playground/param"
 )
 
 // A Tour is a guided walk through a lab: ordered steps, each a scenario and a few sentences
@@ -134,9 +136,36 @@ func (l *Lab) CheckTours() error {
 			if c := l.URL(v); c != s.URL {
 				return fmt.Errorf("%s: URL %q is not canonical; write %q", where, s.URL, c)
 			}
+			if err := l.checkFocusOnSweep(s, v); err != nil {
+				return fmt.Errorf("%s: %w", where, err)
+			}
 		}
 	}
 	return nil
+}
+
+// checkFocusOnSweep reports a step whose scenario v turns on a sweep (a parameter charts
+// Need) without focusing one of the charts that draw it: the sweep is why the step turns it
+// on, and projector view shows the focus — a step discussing sweep charts while the projector
+// shows a histogram, the sweep a screen further down, is what this rules out.
+func (l *Lab) checkFocusOnSweep(s Step, v param.Values) error {
+	var need []string // charts drawing a sweep the step turns on
+	for _, c := range l.View.Charts {
+		if c.Needs == "" {
+			continue
+		}
+		if sp, ok := l.Params.Lookup(c.Needs); !ok || sp.Kind != param.IntRange || v.Range(c.Needs).Off {
+			continue
+		}
+		if c.ID == s.Focus {
+			return nil
+		}
+		need = append(need, c.ID)
+	}
+	if len(need) == 0 {
+		return nil
+	}
+	return fmt.Errorf("its scenario turns on a sweep drawn by %s, but it focuses %q", strings.Join(need, ", "), s.Focus)
 }
 
 // has reports whether id names a chart or a table of v.

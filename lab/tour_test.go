@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/resilience-playground/playground/lab"
+	"github.com/resilience-playground/playground/param"
 )
 
 func TestCheckTours(t *testing.T) {
@@ -25,6 +26,8 @@ func TestCheckTours(t *testing.T) {
 		{"prediction without what gives it away", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Question: "How many?", Explanation: "Five."}}}}, "Gives"},
 		{"introduction answers", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Question: "How many?", Explanation: "Seven.", Gives: []string{"seven"}}}}}, "introduction gives the answer away"},
 		{"question answers itself", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Question: "Five, or how many?", Explanation: "Five.", Gives: []string{"five"}}}}}, "question gives its own answer away"},
+		{"sweep focused", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t?sw=1:10:1", Text: "Look.", Focus: "s"}}}}, ""},
+		{"sweep not focused", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t?sw=1:10:1", Text: "Look.", Focus: "c"}}}}, `turns on a sweep drawn by s, but it focuses "c"`},
 		{"gives on a plain step", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Text: "Look.", Gives: []string{"five"}}}}}, "predictions only"},
 		{"question alone", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Question: "How many?"}}}}, "both a question and its explanation"},
 		{"explanation alone", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Text: "Look.", Explanation: "Five."}}}}, "both a question and its explanation"},
@@ -41,7 +44,8 @@ func TestCheckTours(t *testing.T) {
 			l := testLab("t")
 			l.Intro = "Each of the Seven Dwarfs counts."
 			l.Params.Defaults()
-			l.View.Charts = []lab.Chart{{ID: "c"}}
+			l.Params = append(l.Params, param.Spec{Name: "sw", Kind: param.IntRange, Default: "off", Min: 1, Max: 100, MaxLen: 10, On: "1:10:1"})
+			l.View.Charts = []lab.Chart{{ID: "c"}, {ID: "s", Needs: "sw"}}
 			l.Tours = tc.tours
 			err := l.CheckTours()
 			switch {

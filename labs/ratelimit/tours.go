@@ -21,7 +21,8 @@ var tours = []lab.Tour{{
 		Title: "A full limit on each side of a boundary",
 		URL:   "/ratelimit?algorithms=fixed_window,sliding_log,sliding_window&limit=100&window=1m&traffic=boundary&load=1&duration=5m",
 		Focus: "count", Controls: []string{"traffic", "algorithms"},
-		Text: "A client sends 100 calls in the last second before 07:10:00 and 100 more in the first second after it. " +
+		Text: "A client sends 100 calls in the last second before the 1-minute mark and 100 more in the first second after it " +
+			"(the post's case at 07:10:00), and again at 3 minutes. " +
 			"The fixed window admits all 200 within two seconds, twice the limit; the sliding log admits 100. " +
 			"The approximation lets one extra call through (101), because it assumes the previous minute's calls were spread evenly.",
 	}, {
