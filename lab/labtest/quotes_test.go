@@ -41,3 +41,16 @@ func TestNamed(t *testing.T) {
 		t.Errorf("sentenceAt = %q", got)
 	}
 }
+
+// TestDuration: the quotes write durations as web/static/js/format.js's duration does (the
+// browser test TestFormatting checks the same values on the page).
+func TestDuration(t *testing.T) {
+	for ms, want := range map[float64]string{
+		5082228: "84.7 min", 90000: "90 s", 63312: "63.3 s", 5.2: "5.2 ms", 0.297: "297 µs", 1999: "2000 ms", 0: "0 s",
+		150000: "2.5 min", 6680: "6.68 s", -2500: "−2.5 s", 9e6: "2.5 h",
+	} {
+		if got := Duration(ms); got != want {
+			t.Errorf("Duration(%v) = %q, want %q", ms, got, want)
+		}
+	}
+}

@@ -39,7 +39,7 @@ var tours = []lab.Tour{{
 		Focus: "completion", Controls: []string{"strategies", "cap"},
 		Text: "Completion time is when the last client succeeds. Plain exponential backoff takes by far " +
 			"the longest, 63.3 s (its sleeps grow unchecked until the cap); among the jittered strategies equal " +
-			"jitter is the slowest (6.7 s), and full jitter (4.8 s) takes a little longer than decorrelated (4.5 s).",
+			"jitter is the slowest (6.71 s), and full jitter (4.84 s) takes a little longer than decorrelated (4.52 s).",
 	}, {
 		Title: "More clients",
 		URL:   "/backoff?strategies=exponential,full&clients=500&sweep=50:950:50",
