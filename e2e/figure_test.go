@@ -354,7 +354,7 @@ func TestFormatting(t *testing.T) {
 		"-99.8%": f.percent(-99.8, 0), "-45.3%": f.percent(-45.3, 0), "0.2%": f.percent(0.2, 0), "100%": f.percent(100, 0),
 		"go 90s": f.goDuration(90000), "go 2h": f.goDuration(7200000), "go 5.2ms": f.goDuration(5.2) }; })()`)
 	want := map[string]string{
-		"5082228ms": "1.41 h", "90000ms": "1.5 min", "5.2ms": "5.2 ms", "0.297ms": "297 µs",
+		"5082228ms": "84.7 min", "90000ms": "90 s", "5.2ms": "5.2 ms", "0.297ms": "297 µs",
 		"-99.8%": "−99.8%", "-45.3%": "−45%", "0.2%": "0.2%", "100%": "100%",
 		"go 90s": "1m30s", "go 2h": "2h", "go 5.2ms": "5.2ms",
 	}

@@ -39,6 +39,12 @@ type Step struct {
 	// Explanation answers the Question, in our own words, with what the scenario shows; the
 	// page shows it only after Reveal.
 	Explanation string `json:"explanation,omitempty"`
+	// Gives lists, for a prediction, the words that would give its answer away ("spread
+	// out", "sinkhole"), in lower case: CheckTours refuses a prediction without them, and
+	// any of them in the lab's Intro — printed just above the tour on the presenter's page —
+	// or in the step's own Question. An introduction sets up its tours' questions; it does
+	// not answer them. Not sent to the page.
+	Gives []string `json:"-"`
 	// Focus names the chart or table (by id) the step is about: projector view shows it.
 	Focus string `json:"focus,omitempty"`
 	// Controls names the parameters the step is about: projector view shows their controls
@@ -161,8 +167,11 @@ func (l *Lab) FindStep(id string) (Tour, int, bool) {
 // CheckTours reports the first problem with l's tours: a name that is missing, repeated or
 // not URL-safe, a step without title or text, a prediction without its question or its
 // explanation or with a text shown before the reveal, a prediction without an answer space or
-// with one that is malformed or whose truth is none of its answers, a focus that names no chart or table of
-// l's view, controls that name no parameter, or a step URL that is not one of l's scenarios
+// with one that is malformed or whose truth is none of its answers, a prediction whose answer
+// (its Gives) the lab's introduction or the question itself states, a focus that names no chart
+// or table of l's view, controls that name no parameter, a step that sets or shows a parameter
+// whose control its scenario hides, a sweep on show but not in focus, or a step URL that is not
+// one of l's scenarios
 // (keeping its rules across parameters) in canonical form.
 func (l *Lab) CheckTours() error {
 	seen := map[string]bool{}
@@ -192,10 +201,25 @@ func (l *Lab) CheckTours() error {
 				return fmt.Errorf("%s: a prediction needs an answer space (options or a scale) and its truth", where)
 			case s.Question == "" && s.Answer != nil:
 				return fmt.Errorf("%s: only a prediction has an answer", where)
+			case s.Question != "" && len(s.Gives) == 0:
+				return fmt.Errorf("%s: a prediction lists the words that would give its answer away (Gives)", where)
+			case s.Question == "" && len(s.Gives) > 0:
+				return fmt.Errorf("%s: Gives is for predictions only", where)
 			}
 			if s.Answer != nil {
 				if err := s.Answer.check(); err != nil {
 					return fmt.Errorf("%s: %w", where, err)
+				}
+			}
+			for _, g := range s.Gives {
+				if g == "" || g != strings.ToLower(g) {
+					return fmt.Errorf("%s: Gives %q: want a lower-case phrase", where, g)
+				}
+				if strings.Contains(strings.ToLower(l.Intro), g) {
+					return fmt.Errorf("%s: the lab's introduction gives the answer away (%q) just above the question %q", where, g, s.Question)
+				}
+				if strings.Contains(strings.ToLower(s.Question), g) {
+					return fmt.Errorf("%s: the question gives its own answer away (%q)", where, g)
 				}
 			}
 			if s.Focus != "" && !l.View.has(s.Focus) {
@@ -228,9 +252,36 @@ func (l *Lab) CheckTours() error {
 					return fmt.Errorf("%s: it sets or shows %s, whose control is hidden in its scenario (shown only when %s is %v)", where, n, sp.Applies.Param, appliesWords(*sp.Applies))
 				}
 			}
+			if err := l.checkFocusOnSweep(s, v); err != nil {
+				return fmt.Errorf("%s: %w", where, err)
+			}
 		}
 	}
 	return nil
+}
+
+// checkFocusOnSweep reports a step whose scenario v turns on a sweep (a parameter charts
+// Need) without focusing one of the charts that draw it: the sweep is why the step turns it
+// on, and projector view shows the focus — a step discussing sweep charts while the projector
+// shows a histogram, the sweep a screen further down, is what this rules out.
+func (l *Lab) checkFocusOnSweep(s Step, v param.Values) error {
+	var need []string // charts drawing a sweep the step turns on
+	for _, c := range l.View.Charts {
+		if c.Needs == "" {
+			continue
+		}
+		if sp, ok := l.Params.Lookup(c.Needs); !ok || sp.Kind != param.IntRange || v.Range(c.Needs).Off {
+			continue
+		}
+		if c.ID == s.Focus {
+			return nil
+		}
+		need = append(need, c.ID)
+	}
+	if len(need) == 0 {
+		return nil
+	}
+	return fmt.Errorf("its scenario turns on a sweep drawn by %s, but it focuses %q", strings.Join(need, ", "), s.Focus)
 }
 
 // has reports whether id names a chart or a table of v.

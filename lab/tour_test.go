@@ -12,7 +12,7 @@ func TestCheckTours(t *testing.T) {
 	step := func(url string) lab.Step { return lab.Step{Title: "S", URL: url, Text: "Look."} }
 	num := &lab.Answer{Unit: "things", Min: 0, Max: 10, Step: 1, Truth: "5"}
 	pred := func(a *lab.Answer) lab.Step {
-		return lab.Step{Title: "S", URL: "/t", Question: "How many?", Explanation: "Five.", Answer: a}
+		return lab.Step{Title: "S", URL: "/t", Question: "How many?", Explanation: "Five.", Answer: a, Gives: []string{"five"}}
 	}
 	for _, tc := range []struct {
 		name  string
@@ -37,6 +37,12 @@ func TestCheckTours(t *testing.T) {
 		{"scale too fine", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{pred(&lab.Answer{Min: 0, Max: 1000, Step: 1, Truth: "5"})}}}, "at most 201"},
 		{"no scale", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{pred(&lab.Answer{Truth: "5"})}}}, "needs a scale"},
 		{"question alone", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Question: "How many?", Answer: num}}}}, "both a question and its explanation"},
+		{"prediction without what gives it away", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Question: "How many?", Explanation: "Five.", Answer: num}}}}, "Gives"},
+		{"introduction answers", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Question: "How many?", Explanation: "Seven.", Answer: num, Gives: []string{"seven"}}}}}, "introduction gives the answer away"},
+		{"question answers itself", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Question: "Five, or how many?", Explanation: "Five.", Answer: num, Gives: []string{"five"}}}}}, "question gives its own answer away"},
+		{"sweep focused", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t?sw=1:10:1", Text: "Look.", Focus: "s"}}}}, ""},
+		{"sweep not focused", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t?sw=1:10:1", Text: "Look.", Focus: "c"}}}}, `turns on a sweep drawn by s, but it focuses "c"`},
+		{"gives on a plain step", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Text: "Look.", Gives: []string{"five"}}}}}, "predictions only"},
 		{"explanation alone", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Text: "Look.", Explanation: "Five."}}}}, "both a question and its explanation"},
 		{"focus", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Text: "Look.", Focus: "c", Controls: []string{"n"}}}}}, ""},
 		{"focus on no chart", []lab.Tour{{Name: "a", Title: "A", Steps: []lab.Step{{Title: "S", URL: "/t", Text: "Look.", Focus: "nope"}}}}, `focus "nope" is no chart or table`},
@@ -54,9 +60,11 @@ func TestCheckTours(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l := testLab("t")
+			l.Intro = "Each of the Seven Dwarfs counts."
 			l.Params.Defaults()
 			l.Params[1].Applies = &param.When{Param: "mode", Values: []string{"b c"}}
-			l.View.Charts = []lab.Chart{{ID: "c"}}
+			l.Params = append(l.Params, param.Spec{Name: "sw", Kind: param.IntRange, Default: "off", Min: 1, Max: 100, MaxLen: 10, On: "1:10:1"})
+			l.View.Charts = []lab.Chart{{ID: "c"}, {ID: "s", Needs: "sw"}}
 			l.Tours = tc.tours
 			err := l.CheckTours()
 			switch {

@@ -2,11 +2,13 @@ package labtest
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/param"
@@ -78,6 +80,9 @@ func CheckQuotes(t *testing.T, l *lab.Lab, quotes []Quote) {
 			}
 			i += 1 + next
 		}
+		if q.Measure != nil && !stepText(q.In) {
+			checkNamed(t, l, q, text, at, scenario)
+		}
 		if q.Measure == nil {
 			if q.Why == "" {
 				t.Errorf("%s: %q measures nothing and does not say why", q.In, q.Says)
@@ -109,6 +114,115 @@ func CheckQuotes(t *testing.T, l *lab.Lab, quotes []Quote) {
 			}
 		}
 	}
+}
+
+// stepText reports whether a quote's text is a tour step's, whose scenario is the step's URL,
+// on screen as the step is read.
+func stepText(in string) bool {
+	kind, _, _ := strings.Cut(in, ":")
+	return kind == "tour" || kind == "predict" || kind == "explain"
+}
+
+// checkNamed checks that the sentence of text holding the quote's figure (at at) names the
+// settings it is measured at: for a figure measured at the defaults, the word "default"; else
+// every parameter whose value is not the default, by its name, its label, its value (a
+// number as written, with or without a unit, a small one also as a word) or its option's
+// label — except the view's key (the algorithms, strategies or policies compared), which
+// picks the series a figure belongs to and which the sentence names in its own words. A help text, a note or a chart's help is read beside whatever scenario is on screen,
+// so a figure that does not say where it comes from reads as a claim about that scenario.
+func checkNamed(t *testing.T, l *lab.Lab, q Quote, text string, at int, scenario string) {
+	t.Helper()
+	sentence := sentenceAt(text, at, at+len(q.Says))
+	lower := strings.ToLower(sentence)
+	if scenario == "" {
+		if !strings.Contains(lower, "default") {
+			t.Errorf("%s quotes %q measured at the defaults, but its sentence does not say so: %q", q.In, q.Says, sentence)
+		}
+		return
+	}
+	u, err := url.Parse(l.URL(mustParse(t, l, scenario)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, vals := range u.Query() {
+		sp, ok := l.Params.Lookup(name)
+		if !ok || len(vals) == 0 || name == l.View.Key {
+			continue
+		}
+		if !named(lower, sp, vals[0]) {
+			t.Errorf("%s quotes %q measured at %s=%s, but its sentence does not name that setting: %q", q.In, q.Says, name, vals[0], sentence)
+		}
+	}
+}
+
+// sentenceAt returns the sentence of text around [from, to): from after the last ". " before
+// from to the first ". " after to.
+func sentenceAt(text string, from, to int) string {
+	start := strings.LastIndex(text[:from], ". ")
+	if start < 0 {
+		start = 0
+	} else {
+		start += 2
+	}
+	end := strings.Index(text[to:], ". ")
+	if end < 0 {
+		return text[start:]
+	}
+	return text[start : to+end+1]
+}
+
+// smallWords are the words the texts write small numbers with.
+var smallWords = []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"}
+
+// named reports whether a lower-cased sentence names parameter sp at value raw.
+func named(lower string, sp param.Spec, raw string) bool {
+	word := func(w string) bool {
+		if w == "" {
+			return false
+		}
+		return regexp.MustCompile(`(^|[^\pL\pN_])` + regexp.QuoteMeta(strings.ToLower(w)) + `($|[^\pL\pN_])`).MatchString(lower)
+	}
+	if word(sp.Name) || word(sp.Label) || word(raw) {
+		return true
+	}
+	switch sp.Kind {
+	case param.Enum:
+		return word(sp.OptionLabel(raw))
+	case param.EnumList:
+		for _, o := range strings.Split(raw, ",") {
+			if !word(o) && !word(sp.OptionLabel(o)) {
+				return false
+			}
+		}
+		return true
+	case param.Int, param.Float:
+		if f, err := strconv.ParseFloat(raw, 64); err == nil {
+			if f == math.Trunc(f) && f >= 1000 && word(Thousands(int64(f))) {
+				return true
+			}
+			if f == math.Trunc(f) && f >= 0 && int(f) < len(smallWords) && word(smallWords[int(f)]) {
+				return true
+			}
+		}
+	case param.Duration:
+		if d, err := time.ParseDuration(raw); err == nil {
+			for _, unit := range []struct {
+				d     time.Duration
+				names string
+			}{{time.Hour, `h|hours?`}, {time.Minute, `min|minutes?|m`}, {time.Second, `s|seconds?`}, {time.Millisecond, `ms|milliseconds?`}} {
+				if d%unit.d == 0 {
+					n := strconv.FormatInt(int64(d/unit.d), 10)
+					if regexp.MustCompile(`(^|[^\pL\pN_.])` + n + `[ -]?(` + unit.names + `)($|[^\pL\pN_])`).MatchString(lower) {
+						return true
+					}
+					if n == "1" && regexp.MustCompile(`\ban? (`+unit.names+`)\b`).MatchString(lower) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
 }
 
 func within(spans [][2]int, m []int) bool {
@@ -177,6 +291,32 @@ func quoteText(l *lab.Lab, in string) (text, scenario string, err error) {
 		}
 	}
 	return "", "", fmt.Errorf("no text %q", in)
+}
+
+// Duration writes ms milliseconds as the page does (web/static/js/format.js, duration): three
+// significant digits in the unit an axis reaching them would use — µs below 1 ms, ms below
+// 2 s, s below 2 min, min below 2 h, h below 2 days, then d — so that a text quotes a
+// duration exactly as the table and the axis beside it show it: 63.3 s, not 1.055 min.
+func Duration(ms float64) string {
+	if ms == 0 {
+		return "0 s"
+	}
+	a := math.Abs(ms)
+	per, name := 864e5, "d"
+	switch {
+	case a < 1:
+		per, name = 1e-3, "µs"
+	case a < 2000:
+		per, name = 1, "ms"
+	case a < 120000:
+		per, name = 1e3, "s"
+	case a < 7200000:
+		per, name = 6e4, "min"
+	case a < 172800000:
+		per, name = 3.6e6, "h"
+	}
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(ms/per, 'g', 3, 64), 64)
+	return strings.Replace(strconv.FormatFloat(v, 'f', -1, 64), "-", "−", 1) + " " + name
 }
 
 // Thousands writes n with commas between groups of three digits, as the labs' texts do:

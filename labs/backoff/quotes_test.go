@@ -21,8 +21,10 @@ func strategy(name string, f func(StrategySummary) string) func(testing.TB, *lab
 	}
 }
 
-func writes(s StrategySummary) string  { return labtest.Thousands(int64(math.Round(s.Writes))) }
-func seconds(s StrategySummary) string { return fmt.Sprintf("%.1f s", s.CompletionMS/1000) }
+func writes(s StrategySummary) string { return labtest.Thousands(int64(math.Round(s.Writes))) }
+
+// seconds writes a strategy's completion time as the page's table does.
+func seconds(s StrategySummary) string { return labtest.Duration(s.CompletionMS) }
 func fewer(s StrategySummary) string   { return fmt.Sprintf("%.0f%%", -s.WritesChangePct) }
 
 // quotes are the figures the lab's texts state, each with the scenario that measures it.
@@ -37,9 +39,9 @@ var quotes = []labtest.Quote{
 	{In: "explain:jitter/3", Says: "backoff 1,855", Measure: strategy("exponential", writes)},
 	{In: "explain:jitter/3", Says: "no backoff 2,421", Measure: strategy("none", writes)},
 	{In: "tour:jitter/4", Says: "the longest, 63.3 s", Measure: strategy("exponential", seconds)},
-	{In: "tour:jitter/4", Says: "(6.7 s)", Measure: strategy("equal", seconds)},
-	{In: "tour:jitter/4", Says: "(4.8 s)", Measure: strategy("full", seconds)},
-	{In: "tour:jitter/4", Says: "(4.5 s)", Measure: strategy("decorrelated", seconds)},
+	{In: "tour:jitter/4", Says: "(6.71 s)", Measure: strategy("equal", seconds)},
+	{In: "tour:jitter/4", Says: "(4.84 s)", Measure: strategy("full", seconds)},
+	{In: "tour:jitter/4", Says: "(4.52 s)", Measure: strategy("decorrelated", seconds)},
 	{In: "tour:jitter/5", Says: "five times as many clients", Why: "500 clients against the default 100"},
 	{In: "tour:jitter/5", Says: "74% fewer", Scenario: "strategies=exponential,full&clients=500&sweep=off", Measure: strategy("full", fewer)},
 	{In: "tour:jitter/5", Says: "(6,277 against", Scenario: "strategies=exponential,full&clients=500&sweep=off", Measure: strategy("full", writes)},

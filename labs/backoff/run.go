@@ -35,8 +35,8 @@ func (r *runner) lab() *lab.Lab {
 		Title: "Exponential backoff and jitter",
 		Short: "Backoff and jitter",
 		Intro: "N clients race to update one row under optimistic concurrency, as in Marc Brooker's " +
-			"“Exponential Backoff and Jitter”. Without jitter, retries stay in lockstep and clients keep colliding; " +
-			"with jitter they spread out and the work falls.",
+			"“Exponential Backoff and Jitter”. Every client that loses waits before it tries again; each strategy below " +
+			"decides how long, and the charts show when the writes happen and how many it takes until every client has succeeded.",
 		Params:       Params,
 		Check:        check,
 		View:         view,

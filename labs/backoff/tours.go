@@ -12,6 +12,7 @@ var tours = []lab.Tour{{
 		Focus: "timeline", Controls: []string{"strategies", "clients"},
 		Question: "Clients race to write one row; each that loses waits before it tries again, longer after each failure " +
 			"(exponential backoff, no jitter). Will their retries spread out over time?",
+		Gives: []string{"they spread out", "lockstep", "come back together", "in clusters", "keep colliding"},
 		Explanation: "No. Clients that collided back off by the same doubling schedule, so they come back together: " +
 			"the writes over time arrive in clusters at the same moments, with silence between them. Backing off lowers how often " +
 			"each client tries, not how many try at once.",
@@ -29,6 +30,7 @@ var tours = []lab.Tour{{
 		Focus: "work", Controls: []string{"strategies", "clients"},
 		Question: "The post's headline figure counts the writes needed until every client succeeds, against the number of " +
 			"contending clients. Which strategy needs the fewest writes in all: full, equal or decorrelated jitter?",
+		Gives: []string{"need the least", "work falls", "work climbs"},
 		Explanation: "Full and equal jitter need the least (795 and 811 writes at 100 clients), decorrelated jitter a little " +
 			"more (1,004), plain exponential backoff 1,855 and no backoff 2,421. Without jitter the work climbs steeply as the " +
 			"clients grow.",
@@ -39,7 +41,7 @@ var tours = []lab.Tour{{
 		Focus: "completion", Controls: []string{"strategies", "cap"},
 		Text: "Completion time is when the last client succeeds. Plain exponential backoff takes by far " +
 			"the longest, 63.3 s (its sleeps grow unchecked until the cap); among the jittered strategies equal " +
-			"jitter is the slowest (6.7 s), and full jitter (4.8 s) takes a little longer than decorrelated (4.5 s).",
+			"jitter is the slowest (6.71 s), and full jitter (4.84 s) takes a little longer than decorrelated (4.52 s).",
 	}, {
 		Title: "More clients",
 		URL:   "/backoff?strategies=exponential,full&clients=500&sweep=50:950:50",

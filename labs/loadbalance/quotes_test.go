@@ -2,6 +2,7 @@ package loadbalance
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/resilience-playground/playground/internal/heavy"
@@ -18,7 +19,15 @@ func policy(name string, f func(policySummary) string) func(testing.TB, *lab.Res
 	return func(tb testing.TB, r *lab.Result) string { return f(policies(tb, r)[name]) }
 }
 
-func failFast(p policySummary) string   { return labtest.Thousands(p.FailFast) }
+func failFast(p policySummary) string { return labtest.Thousands(p.FailFast) }
+
+// threeFailFast returns what least-loaded, round robin and weighted round robin send a
+// fail-fast backend, as the failing help writes them.
+func threeFailFast(tb testing.TB, r *lab.Result) string {
+	ps := policies(tb, r)
+	return fmt.Sprintf("%s, %s and %s", failFast(ps["least_loaded"]), failFast(ps["round_robin"]), failFast(ps["weighted"]))
+}
+
 func maxOverMin(p policySummary) string { return fmt.Sprintf("%.2f", p.MaxOverMin) }
 
 // quotes are the figures the lab's texts state, each with the scenario that measures it.
@@ -76,15 +85,49 @@ var quotes = []labtest.Quote{
 		return fmt.Sprintf("about %.0f%%", r.Summary["load_pct"].(float64))
 	}},
 	{In: "help:failing", Says: "(about 4 requests in flight per client)", Scenario: failFastScenario, Measure: policy("least_loaded", func(p policySummary) string { return fmt.Sprintf("%.0f", p.ActivePerClient) })},
-	{In: "help:failing", Says: "559 requests in 30 s", Scenario: failFastScenario, Measure: policy("least_loaded", failFast)},
+	{In: "help:failing", Says: "least-loaded sends it 559 requests", Scenario: failFastScenario, Measure: policy("least_loaded", failFast)},
 	{In: "help:failing", Says: "round robin sends 303", Scenario: failFastScenario, Measure: policy("round_robin", failFast)},
+	{In: "help:failing", Says: "reports against it, 45;", Scenario: failFastScenario, Measure: policy("weighted", failFast)},
+	{In: "help:failing", Says: "with random subsetting instead, 708, 354 and 53", Scenario: strings.Replace(failFastScenario, "&subsetting=deterministic", "", 1), Measure: threeFailFast},
 	{In: "help:failing", Says: "the same 4 requests in flight", Scenario: "failing=1", Measure: policy("least_loaded", func(p policySummary) string { return fmt.Sprintf("%.0f", p.ActivePerClient) })},
-	{In: "help:failing", Says: "(609 vs 608 in a minute)", Scenario: "failing=1", Measure: func(tb testing.TB, r *lab.Result) string {
+	{In: "help:failing", Says: "least-loaded sends it 609 requests, round robin 608 and weighted round robin 75", Scenario: "failing=1", Measure: func(tb testing.TB, r *lab.Result) string {
 		ps := policies(tb, r)
-		return fmt.Sprintf("%d vs %d", ps["least_loaded"].FailFast, ps["round_robin"].FailFast)
+		return fmt.Sprintf("least-loaded sends it %s requests, round robin %s and weighted round robin %s", failFast(ps["least_loaded"]), failFast(ps["round_robin"]), failFast(ps["weighted"]))
 	}},
-	{In: "help:failing", Says: "(45 and 75)", Scenario: failFastScenario, Measure: policy("weighted", failFast)},
-	{In: "help:failing", Says: "(45 and 75)", Scenario: "failing=1", Measure: policy("weighted", failFast)},
+	{In: "chart:load_p99", Says: "round robin and random already fail 0.11% and 0.09% of the requests at 70%", Scenario: loadSheds, Measure: loadErrors(70, "round_robin", "random")},
+	{In: "chart:load_p99", Says: "0.81% and 0.83% at 80%", Scenario: loadSheds, Measure: loadErrors(80, "round_robin", "random")},
+	{In: "chart:load_p99", Says: "weighted round robin 0.06% at 80%", Scenario: loadSheds, Measure: loadErrors(80, "weighted")},
+	{In: "chart:load_p99", Says: "least-loaded and two choices fail under 0.01% up to 100%", Scenario: loadSheds, Measure: func(tb testing.TB, r *lab.Result) string {
+		for _, p := range []string{"least_loaded", "p2c"} {
+			for _, pt := range r.Summary["load_sweep"].(map[string][]loadPoint)[p] {
+				if pt.LoadPct <= 100 && pt.ErrorPct >= 0.01 {
+					return fmt.Sprintf("%s fails %.2f%% at %.0f%%", p, pt.ErrorPct, pt.LoadPct)
+				}
+			}
+		}
+		return "under 0.01% up to 100%"
+	}},
+	{In: "chart:load_p99", Says: "(3.96% and 4.34% at 110%)", Scenario: loadSheds, Measure: loadErrors(110, "least_loaded", "p2c")},
+}
+
+// loadSheds is the scenario of the load sweep's figures on shedding: the defaults with every
+// policy, swept from 70% to 110% of capacity.
+const loadSheds = "policy=round_robin,least_loaded,weighted,random,p2c&load_sweep=70:110:10"
+
+// loadErrors returns the load sweep's error shares of the policies at load pct, as the load
+// chart's help writes them: "0.11% and 0.09%".
+func loadErrors(pct float64, policies ...string) func(testing.TB, *lab.Result) string {
+	return func(tb testing.TB, r *lab.Result) string {
+		var out []string
+		for _, p := range policies {
+			for _, pt := range r.Summary["load_sweep"].(map[string][]loadPoint)[p] {
+				if pt.LoadPct == pct {
+					out = append(out, fmt.Sprintf("%.2f%%", pt.ErrorPct))
+				}
+			}
+		}
+		return strings.Join(out, " and ")
+	}
 }
 
 // TestQuotes holds every figure the lab's texts quote to what its scenario measures, and every

@@ -35,9 +35,9 @@ func (r *runner) lab() *lab.Lab {
 		Title: "Load balancing in the datacenter",
 		Short: "Load balancing",
 		Intro: "Clients keep connections to a subset of the backends and pick one of them for every request, as in " +
-			"“Site Reliability Engineering”, chapter 20, “Load Balancing in the Datacenter”. Random subsets leave some " +
-			"backends with far more connections than others; the chapter's deterministic subsetting evens them out. " +
-			"Round robin leaves a wide CPU spread when queries, machines and clients differ; least-loaded and weighted round robin narrow it.",
+			"“Site Reliability Engineering”, chapter 20, “Load Balancing in the Datacenter”. How each client picks its subset " +
+			"decides how the connections spread over the backends; how it picks a backend for each request decides how evenly " +
+			"their CPUs work when queries, machines and clients differ.",
 		Params:       params,
 		Check:        check,
 		View:         view,

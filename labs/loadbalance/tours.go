@@ -12,6 +12,7 @@ var tours = []lab.Tour{{
 		URL:   "/loadbalance?subset=90",
 		Focus: "connections", Controls: []string{"subset", "subsetting"},
 		Question: "300 clients each pick 90 of 300 backends at random. How uneven will the connections per backend be?",
+		Gives:    []string{"far more connections", "far from equal", "from 66 to 116"},
 		Explanation: "Each client shuffles the backends and keeps the first 90. The connections per backend " +
 			"are far from equal: from 66 to 116 around a mean of 90.",
 		Answer: &lab.Answer{Unit: "connections to the busiest backend", Min: 90, Max: 190, Step: 1, Truth: "116"},
@@ -44,6 +45,7 @@ var tours = []lab.Tour{{
 		URL:   "/loadbalance?clients=50&backends=50&subset=5&subsetting=deterministic&policy=round_robin&cost_spread=1000&machine_spread=2&duration=30s",
 		Focus: "cpu_hist", Controls: []string{"policy", "cost_spread", "machine_spread"},
 		Question: "Simple round robin sends every backend the same number of requests. Will the backends be equally busy?",
+		Gives:    []string{"cpu spread", "works 2.80 times", "as hard as the idlest"},
 		Explanation: "No: queries differ in cost and machines in speed, so the busiest backend works 2.80 times as hard as " +
 			"the idlest (the chapter saw up to twice), and 40.3% of the CPU is wasted waiting for it.",
 		Answer: &lab.Answer{Unit: "times the idlest backend's CPU, for the busiest", Min: 1, Max: 3, Step: 0.01, Truth: "2.80"},
@@ -59,6 +61,7 @@ var tours = []lab.Tour{{
 		URL:   "/loadbalance?clients=50&backends=50&subset=5&subsetting=deterministic&duration=30s&failing=1",
 		Focus: "errors", Controls: []string{"failing", "count_errors", "policy"},
 		Question: "One backend answers every request at once with an error. Which policy sends it the most requests?",
+		Gives:    []string{"sinkhole", "sees the failing backend"},
 		Explanation: "Least-loaded round robin sees the failing backend with no requests in flight and sends it 559 requests where round robin " +
 			"sends 303: a sinkhole. Weighted round robin counts the errors it reports against it and sends it 45. Tick “Count errors as " +
 			"active” (Advanced) and least-loaded sends it 124. It shows here because each client has about 4 requests in flight over " +

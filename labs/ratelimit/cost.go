@@ -132,7 +132,7 @@ func afterFill(per float64, store string, load float64) float64 {
 
 // admittedShare is the admissions per window, × limit, that afterFill expects under
 // asynchronous propagation: more than the limit, since instances admit on stale counts (by
-// about delay/window × (instances−1)/instances: TestAsyncOverAdmission), and the estimate
+// c × delay/window × (instances−1)/instances, c up to about the load: TestAsyncOverAdmission), and the estimate
 // would rather be high than low.
 const admittedShare = 1.5
 

@@ -62,7 +62,8 @@
 // admitted requests in any window of the limit's length (also as × limit),
 // the excess over the limit × time (the area between the exact count and
 // the limit where it is above, and the share of time it is), its
-// estimate's mean error against the exact count, its
+// estimate's mean error against the exact count (over 4,000 instants spread over every phase
+// of the window, not the chart's evenly spaced samples, which can line up with it), its
 // state per key and its store operations per request (and the leaky queue's
 // mean wait). summary.offered is the number of requests that arrived,
 // summary.limit and summary.window_ms the limit. The series are, per

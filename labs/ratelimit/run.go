@@ -40,8 +40,8 @@ func (r *runner) lab() *lab.Lab {
 		Short: "Rate limiters",
 		Intro: "One client's requests reach every classic rate limiter at once, as in Criteo's engineering blog post " +
 			"“Distributed Rate-Limiting Algorithms”: the grey line is the exact count of admitted requests in the last window, " +
-			"the coloured one what each algorithm believes. Fixed windows forget at every boundary, a full token bucket lets " +
-			"nearly twice the limit through, and instances racing on a shared store over-admit.",
+			"the coloured one what each algorithm believes. Windows, logs and buckets keep different state per client, and " +
+			"instances behind a load balancer share it through a store; the table counts what each let through that the exact window would have refused.",
 		Params:       Params,
 		Check:        check,
 		View:         view,
@@ -80,7 +80,8 @@ type AlgorithmSummary struct {
 	// OverLimitTimePct is the share of the duration during which that count was above the
 	// limit, in %.
 	OverLimitTimePct float64 `json:"over_limit_time_pct"`
-	// EstimateErrorPct is the mean of |estimate − exact count| over the samples, in % of the limit.
+	// EstimateErrorPct is the mean of |estimate − exact count| over 4,000 instants that fall at
+	// every phase of the window whatever the duration (errSampleAt), in % of the limit.
 	EstimateErrorPct float64 `json:"estimate_error_pct"`
 	StateBytes       int64   `json:"state_bytes"`           // bytes per key in a store (the sliding log: its longest log)
 	StoreOps         float64 `json:"store_ops_per_request"` // store operations (or messages) per request

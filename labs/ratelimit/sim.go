@@ -130,6 +130,25 @@ func sampleAt(j int, d int64) int64 {
 	return int64(float64(d) * float64(j) / nSamples)
 }
 
+// errSamples is how many instants the estimate error averages over.
+const errSamples = 4 * nSamples
+
+// errSampleAt returns the time of error sample j (0 ≤ j < errSamples). The estimate error is
+// the mean |estimate − exact| over these instants, not over the chart's samples: evenly spaced
+// instants line up with the window whenever the sample step divides it or is a multiple of it
+// (a 1000-s run at a 1-s window samples every second: every sample on a window boundary, where
+// the fixed window's estimate has just dropped to zero and the sliding window's is exact), so
+// the mean read 100% or 0% by coincidence. Here the duration is cut
+// into errSamples strata and stratum j is sampled at the fraction frac((j+1)·φ) of its width
+// (φ the golden ratio: an additive recurrence of low discrepancy, deterministic and the same
+// for every algorithm): the instants keep their order, cover the run evenly, and fall at every
+// phase of the window and of the sub-windows whatever the duration (TestEstimateErrorNoAliasing).
+func errSampleAt(j int, d int64) int64 {
+	const phi = 0.6180339887498949 // the golden ratio's fractional part
+	_, frac := math.Modf(float64(j+1) * phi)
+	return int64(float64(d) * (float64(j) + frac) / errSamples)
+}
+
 // takeWork returns the work done since the last call: the arrivals' and the worlds', each
 // world's also passed to each (when it is not nil) with its index.
 func (sim *simulation) takeWork(each func(world int, work int64)) int64 {
@@ -264,8 +283,13 @@ type core struct {
 	bin   int       // bins accounted for (complete)
 
 	sent, sentBins int // samples and bins sent
-	errSum         float64
-	errN           int
+
+	// The estimate error: the exact count and the estimate at the error samples (errSampleAt)
+	// taken and not yet paired, and the sum of |estimate − exact| over the pairs so far.
+	errExact, errEst   []float64
+	errExactN, errEstN int // error samples taken on each side
+	errSum             float64
+	errN               int
 
 	// The exact count above the limit, integrated up to at: its area (requests × ns) and
 	// the time it spent there (ns).
@@ -473,16 +497,49 @@ func (c *core) integrate(t int64) {
 	c.at = t
 }
 
-// exactBefore computes the exact count at the samples before t.
+// exactBefore computes the exact count at the samples and the error samples before t, in
+// order of time.
 func (c *core) exactBefore(t int64) {
-	for len(c.exact) < nSamples {
-		s := sampleAt(len(c.exact)+1, c.d)
+	for {
+		s, isErr := c.nextSample(len(c.exact), c.errExactN)
 		if s >= t {
 			return
 		}
 		c.expire(s)
-		c.exact = append(c.exact, float64(len(c.win)-c.wh))
+		n := float64(len(c.win) - c.wh)
+		if isErr {
+			c.errExact = append(c.errExact, n)
+			c.errExactN++
+			c.pairErr()
+		} else {
+			c.exact = append(c.exact, n)
+		}
 	}
+}
+
+// nextSample returns the time of the next instant to take after samples chart samples and
+// errs error samples, and whether it is an error sample; math.MaxInt64 when all are taken.
+func (c *core) nextSample(samples, errs int) (int64, bool) {
+	next, isErr := int64(math.MaxInt64), false
+	if samples < nSamples {
+		next = sampleAt(samples+1, c.d)
+	}
+	if errs < errSamples {
+		if e := errSampleAt(errs, c.d); e < next {
+			next, isErr = e, true
+		}
+	}
+	return next, isErr
+}
+
+// pairErr adds to the estimate error the error samples taken on both sides, in order.
+func (c *core) pairErr() {
+	n := min(len(c.errExact), len(c.errEst))
+	for k := range n {
+		c.errSum += math.Abs(c.errEst[k] - c.errExact[k])
+		c.errN++
+	}
+	c.errExact, c.errEst = c.errExact[n:], c.errEst[n:]
 }
 
 // newSamples returns the samples with both counts not sent yet, and the index of the first.
@@ -493,10 +550,6 @@ func (c *core) newSamples() (exact, est []float64, from int) {
 		return nil, nil, from
 	}
 	exact, est = c.exact[from:n], c.est[from:n]
-	for k := range exact {
-		c.errSum += math.Abs(est[k] - exact[k])
-		c.errN++
-	}
 	c.sent = n
 	return exact, est, from
 }

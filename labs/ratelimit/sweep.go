@@ -83,7 +83,6 @@ func (sim *simulation) addSweep(u *lab.Update) {
 	points := make([]SweepPoint, len(worlds))
 	x, errs, worst := make([]float64, len(worlds)), make([]float64, len(worlds)), make([]float64, len(worlds))
 	for i, w := range worlds {
-		w.base().newSamples() // the estimate error counts the samples taken
 		sum := w.summary()
 		k := sim.s.sweep[i]
 		points[i] = SweepPoint{Subwindows: k, EstimateErrorPct: sum.EstimateErrorPct, MaxInWindowX: sum.MaxInWindowX,

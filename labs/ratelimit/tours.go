@@ -13,6 +13,7 @@ var tours = []lab.Tour{{
 		URL:   "/ratelimit?algorithms=fixed_window,sliding_log&limit=100&window=1m&duration=5m",
 		Focus: "count", Controls: []string{"algorithms", "limit", "window"},
 		Question: "A fixed window counts the calls of the current calendar minute. What happens to its count at each minute mark?",
+		Gives:    []string{"drops to zero", "forget at every boundary", "forgets at every boundary", "would refuse"},
 		Explanation: "The grey line is the exact number of admitted calls in the last minute; the blue one is what the fixed window counts. " +
 			"It drops to zero at every minute mark and climbs again, so right after a boundary it admits calls the exact window " +
 			"would refuse: up to 113 in one minute. The sliding log, which keeps every call's time, is the exact count itself.",
@@ -21,7 +22,8 @@ var tours = []lab.Tour{{
 		Title: "A full limit on each side of a boundary",
 		URL:   "/ratelimit?algorithms=fixed_window,sliding_log,sliding_window&limit=100&window=1m&traffic=boundary&load=1&duration=5m",
 		Focus: "count", Controls: []string{"traffic", "algorithms"},
-		Text: "A client sends 100 calls in the last second before 07:10:00 and 100 more in the first second after it. " +
+		Text: "A client sends 100 calls in the last second before the 1-minute mark and 100 more in the first second after it " +
+			"(the post's case at 07:10:00), and again at 3 minutes. " +
 			"The fixed window admits all 200 within two seconds, twice the limit; the sliding log admits 100. " +
 			"The approximation lets one extra call through (101), because it assumes the previous minute's calls were spread evenly.",
 	}, {
@@ -30,8 +32,9 @@ var tours = []lab.Tour{{
 		Focus: "count", Controls: []string{"algorithms"},
 		Question: "At 00:01:43 the approximation adds the count of minute 00:01 and 17/60 of minute 00:00's: the previous " +
 			"minute's count, weighted by how much of it is still inside the window. How close does that get to the exact count?",
+		Gives: []string{"follows the grey", "no drop at the minute marks", "off by"},
 		Explanation: "Close. The sliding window's line now follows the grey one, a little above or below it, with no drop at the minute marks: " +
-			"its estimate is off by 2.6% of the limit on average, the fixed window's by 32.7%, " +
+			"its estimate is off by 2.6% of the limit on average, the fixed window's by 32.4%, " +
 			"with two counters and two increments per call, as Cloudflare and HAProxy do it.",
 		Answer: &lab.Answer{Unit: "% of the limit, off on average", Min: 0, Max: 20, Step: 0.1, Truth: "2.6"},
 	}, {
@@ -46,6 +49,7 @@ var tours = []lab.Tour{{
 		URL:   "/ratelimit?algorithms=sliding_log,token_bucket,gcra&limit=100&window=1m&load=3&duration=5m",
 		Focus: "count", Controls: []string{"load", "burst"},
 		Question: "A token bucket refills 100 tokens a minute and holds at most 100. How many calls can it admit in its first minute?",
+		Gives:    []string{"twice the limit", "199", "starts full"},
 		Explanation: "It starts full, so it admits its 100 tokens at once and then the refill: 199 in one minute, " +
 			"nearly twice the limit. GCRA, which keeps one timestamp instead of a count and a time, admits exactly the same calls.",
 		Answer: &lab.Answer{Unit: "calls in one minute, at most", Min: 100, Max: 300, Step: 1, Truth: "199"},
@@ -65,6 +69,7 @@ var tours = []lab.Tour{{
 		URL:   "/ratelimit?algorithms=fixed_window,sliding_log,token_bucket&limit=100&load=2&duration=1m&instances=4&store=racy&store_latency=20ms",
 		Focus: "count", Controls: []string{"store"},
 		Question: "Without atomicity, instances read the state, decide, and write it back. How much more will they admit?",
+		Gives:    []string{"over-admit", "increments are lost", "last write wins", "all 11,937"},
 		Explanation: "Calls whose round trips overlap decide on the same state and the last write wins, so most increments are lost: " +
 			"the store's count (in colour) stays far below the exact count (grey), and all 11,937 calls are admitted, up to 247 in one second.",
 		Answer: &lab.Answer{Unit: "calls admitted in one second, at most (the limit: 100)", Min: 100, Max: 300, Step: 1, Truth: "247"},

@@ -18,7 +18,7 @@ var view = lab.View{
 			Help: "The most requests the approximation with k sub-windows admitted in any window of the limit's length, × limit (grey: the limit)."},
 		{ID: "latency_admitted", Key: "store", Needs: "latency_sweep", Title: "Admitted vs store latency", XLabel: "store latency", YLabel: "admitted, × limit", Mark: "store_latency", XUnit: lab.Millis, LogY: true,
 			Help: "The first algorithm on each store whose decisions depend on the round trip, on the same requests: its admitted rate × limit against the store latency (grey: the limit and, dashed, the offered rate), on a logarithmic scale so that stores admitting everything offered do not flatten the others. " +
-				"Asynchronous propagation admits more as the delay grows, by about delay/window × (instances−1)/instances of the limit; compare-and-swap admits at most one request per round trip (the dashed curve: window/(latency × limit)), so slow stores starve it. " +
+				asyncExcessText() + " Compare-and-swap admits at most one request per round trip (the dashed curve: window/(latency × limit)), so slow stores starve it. " +
 				"With instances_sweep, asynchronous propagation also runs with other numbers of instances, a line each."},
 	},
 	Tables: []lab.Table{

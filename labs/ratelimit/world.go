@@ -313,15 +313,22 @@ func (w *simWorld[S]) grew(s S) {
 	}
 }
 
-// samplesBefore takes the estimate at every sample before t. Deliveries due by a sample are
-// merged first.
+// samplesBefore takes the estimate at every sample and error sample before t, in order of
+// time. Deliveries due by a sample are merged first.
 func (w *simWorld[S]) samplesBefore(t int64) {
-	for len(w.est) < nSamples {
-		s := sampleAt(len(w.est)+1, w.d)
+	for {
+		s, isErr := w.nextSample(len(w.est), w.errEstN)
 		if s >= t {
 			return
 		}
-		w.est = append(w.est, w.estimate(s))
+		v := w.estimate(s)
+		if isErr {
+			w.errEst = append(w.errEst, v)
+			w.errEstN++
+			w.pairErr()
+		} else {
+			w.est = append(w.est, v)
+		}
 	}
 }
 

@@ -23,17 +23,14 @@ export function group(x, digits = 0) {
 // one per call), and a dragged page writes thousands of numbers a second.
 const groupers = new Map();
 
-// duration writes milliseconds in the largest sensible unit: 850 µs, 5.2 ms, 2 s, 1.4 min, 3.1 h.
+// duration writes milliseconds in the unit an axis reaching them would use (durationUnit):
+// 850 µs, 5.2 ms, 63.3 s, 84.7 min, 3.1 h — so that one number reads the same in a table, on
+// an axis and in a tour's text (labtest.Duration writes it so for the texts' quotes).
 export function duration(ms, n = 3) {
   if (!isFinite(ms)) return String(ms);
-  const a = Math.abs(ms);
-  if (a === 0) return "0 s";
-  if (a < 1) return sig(ms * 1000, n) + " µs";
-  if (a < 1000) return sig(ms, n) + " ms";
-  if (a < 60000) return sig(ms / 1000, n) + " s";
-  if (a < 3600000) return sig(ms / 60000, n) + " min";
-  if (a < 86400000 * 2) return sig(ms / 3600000, n) + " h";
-  return sig(ms / 86400000, n) + " d";
+  if (ms === 0) return "0 s";
+  const u = durationUnit(ms);
+  return sig(ms / u.per, n) + " " + u.name;
 }
 
 // durationUnit picks one unit for a whole axis whose largest value is max (milliseconds).

@@ -11,7 +11,7 @@ import { emptyNote } from "./render.js";
 // percentages never rounded onto 0 or ±100, bytes with "B".
 export function cell(c, v) {
   if (typeof v !== "number") return v ?? "";
-  if (c.unit === "ms") return duration(v, 4);
+  if (c.unit === "ms") return duration(v);
   if (c.unit === "%") return percent(v, c.digits);
   return group(v, c.digits) + (c.unit ? " " + c.unit : "");
 }

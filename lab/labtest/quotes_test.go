@@ -1,0 +1,56 @@
+package labtest
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/resilience-playground/playground/param"
+)
+
+// TestNamed: a sentence names a setting by its name, label, value (with or without a unit, a
+// small number as a word) or option label — and not by a digit inside another number.
+func TestNamed(t *testing.T) {
+	subsetting := param.Spec{Name: "subsetting", Label: "Subsetting", Kind: param.Enum, Options: []string{"random", "deterministic"},
+		OptionLabels: []string{"Random", "Deterministic (the chapter's)"}}
+	clients := param.Spec{Name: "clients", Label: "Clients", Kind: param.Int}
+	duration := param.Spec{Name: "duration", Label: "Duration", Kind: param.Duration}
+	failing := param.Spec{Name: "failing", Label: "Fail-fast backends", Kind: param.Int}
+	for _, c := range []struct {
+		sentence string
+		sp       param.Spec
+		raw      string
+		want     bool
+	}{
+		{"At 50 clients, 50 backends and subsets of 5, least-loaded sends 559.", subsetting, "deterministic", false},
+		{"At 50 clients, deterministic subsets of 5, least-loaded sends 559.", subsetting, "deterministic", true},
+		{"At 50 clients.", clients, "50", true},
+		{"Least-loaded sends 559 requests.", clients, "5", false},
+		{"At 5,000 clients.", clients, "5000", true},
+		{"Over 30 s.", duration, "30s", true},
+		{"Over 30 seconds.", duration, "30s", true},
+		{"In a minute.", duration, "1m0s", true},
+		{"Over 300 s.", duration, "30s", false},
+		{"With one fail-fast backend.", failing, "1", true},
+		{"With none.", failing, "1", false},
+	} {
+		if got := named(strings.ToLower(c.sentence), c.sp, c.raw); got != c.want {
+			t.Errorf("named(%q, %s=%s) = %v, want %v", c.sentence, c.sp.Name, c.raw, got, c.want)
+		}
+	}
+	if got := sentenceAt("One. Two has 559 in it. Three.", 13, 16); got != "Two has 559 in it." {
+		t.Errorf("sentenceAt = %q", got)
+	}
+}
+
+// TestDuration: the quotes write durations as web/static/js/format.js's duration does (the
+// browser test TestFormatting checks the same values on the page).
+func TestDuration(t *testing.T) {
+	for ms, want := range map[float64]string{
+		5082228: "84.7 min", 90000: "90 s", 63312: "63.3 s", 5.2: "5.2 ms", 0.297: "297 µs", 1999: "2000 ms", 0: "0 s",
+		150000: "2.5 min", 6680: "6.68 s", -2500: "−2.5 s", 9e6: "2.5 h",
+	} {
+		if got := Duration(ms); got != want {
+			t.Errorf("Duration(%v) = %q, want %q", ms, got, want)
+		}
+	}
+}
