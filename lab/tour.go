@@ -270,7 +270,8 @@ func (l *Lab) checkFocusOnSweep(s Step, v param.Values) error {
 		if c.Needs == "" {
 			continue
 		}
-		if sp, ok := l.Params.Lookup(c.Needs); !ok || sp.Kind != param.IntRange || v.Range(c.Needs).Off {
+		// A sweep on by default is no sweep the step turns on (the backoff lab's clients).
+		if sp, ok := l.Params.Lookup(c.Needs); !ok || sp.Kind != param.IntRange || sp.Default != "off" || v.Range(c.Needs).Off {
 			continue
 		}
 		if c.ID == s.Focus {

@@ -116,11 +116,11 @@ func CheckQuotes(t *testing.T, l *lab.Lab, quotes []Quote) {
 	}
 }
 
-// stepText reports whether a quote's text is a tour step's, whose scenario is the step's URL,
-// on screen as the step is read.
+// stepText reports whether a quote's text is a tour step's — its text, question, explanation
+// or true answer —, whose scenario is the step's URL, on screen as the step is read.
 func stepText(in string) bool {
 	kind, _, _ := strings.Cut(in, ":")
-	return kind == "tour" || kind == "predict" || kind == "explain"
+	return kind == "tour" || kind == "predict" || kind == "explain" || kind == "answer"
 }
 
 // checkNamed checks that the sentence of text holding the quote's figure (at at) names the
@@ -291,32 +291,6 @@ func quoteText(l *lab.Lab, in string) (text, scenario string, err error) {
 		}
 	}
 	return "", "", fmt.Errorf("no text %q", in)
-}
-
-// Duration writes ms milliseconds as the page does (web/static/js/format.js, duration): three
-// significant digits in the unit an axis reaching them would use — µs below 1 ms, ms below
-// 2 s, s below 2 min, min below 2 h, h below 2 days, then d — so that a text quotes a
-// duration exactly as the table and the axis beside it show it: 63.3 s, not 1.055 min.
-func Duration(ms float64) string {
-	if ms == 0 {
-		return "0 s"
-	}
-	a := math.Abs(ms)
-	per, name := 864e5, "d"
-	switch {
-	case a < 1:
-		per, name = 1e-3, "µs"
-	case a < 2000:
-		per, name = 1, "ms"
-	case a < 120000:
-		per, name = 1e3, "s"
-	case a < 7200000:
-		per, name = 6e4, "min"
-	case a < 172800000:
-		per, name = 3.6e6, "h"
-	}
-	v, _ := strconv.ParseFloat(strconv.FormatFloat(ms/per, 'g', 3, 64), 64)
-	return strings.Replace(strconv.FormatFloat(v, 'f', -1, 64), "-", "−", 1) + " " + name
 }
 
 // Thousands writes n with commas between groups of three digits, as the labs' texts do:

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/param"
 )
 
@@ -49,7 +50,7 @@ func TestDuration(t *testing.T) {
 		5082228: "84.7 min", 90000: "90 s", 63312: "63.3 s", 5.2: "5.2 ms", 0.297: "297 µs", 1999: "2000 ms", 0: "0 s",
 		150000: "2.5 min", 6680: "6.68 s", -2500: "−2.5 s", 9e6: "2.5 h",
 	} {
-		if got := Duration(ms); got != want {
+		if got := lab.FormatDuration(ms); got != want {
 			t.Errorf("Duration(%v) = %q, want %q", ms, got, want)
 		}
 	}

@@ -24,7 +24,7 @@ func strategy(name string, f func(StrategySummary) string) func(testing.TB, *lab
 func writes(s StrategySummary) string { return labtest.Thousands(int64(math.Round(s.Writes))) }
 
 // seconds writes a strategy's completion time as the page's table does.
-func seconds(s StrategySummary) string { return labtest.Duration(s.CompletionMS) }
+func seconds(s StrategySummary) string { return lab.FormatDuration(s.CompletionMS) }
 func fewer(s StrategySummary) string   { return fmt.Sprintf("%.0f%%", -s.WritesChangePct) }
 
 // quotes are the figures the lab's texts state, each with the scenario that measures it.

@@ -8,9 +8,9 @@ var view = lab.View{
 	Charts: []lab.Chart{
 		{ID: "timeline", Title: "Writes over time at N = {clients}", XLabel: "time", YLabel: "writes", Kind: lab.Bars, Split: true, XUnit: lab.Millis,
 			Help: "Write calls per time bin at the chosen N, mean over trials, from the same seed. Without jitter the calls arrive in clusters with silence between them."},
-		{ID: "work", Title: "Work vs clients", XLabel: "clients", YLabel: "write calls", Mark: "clients", IntX: true, Needs: "sweep",
+		{ID: "work", Band: "Shaded: the 95% interval of the mean over the trials.", Title: "Work vs clients", XLabel: "clients", YLabel: "write calls", Mark: "clients", IntX: true, Needs: "sweep",
 			Help: "Mean write calls until every client succeeds. Without jitter it grows about as N²."},
-		{ID: "completion", Title: "Completion time vs clients", XLabel: "clients", YLabel: "time", Mark: "clients", IntX: true, LogY: true, YUnit: lab.Millis, Needs: "sweep",
+		{ID: "completion", Band: "Shaded: the 95% interval of the mean over the trials.", Title: "Completion time vs clients", XLabel: "clients", YLabel: "time", Mark: "clients", IntX: true, LogY: true, YUnit: lab.Millis, Needs: "sweep",
 			Help: "Mean simulated time until the last client succeeds."},
 		{ID: "schedule", Title: "Retry schedule: sleep before retry n", XLabel: "retry n", YLabel: "sleep", LogY: true, IntX: true, YUnit: lab.Millis,
 			Help: "The Qiita post's convention, retry 1 sleeping the base: exponential t_n = min(cap, a·r^(n−1)) beside linear t_n = min(cap, a·n). The simulated exponential strategy sleeps one step ahead, min(cap, a·r^n) (the table's last column)."},

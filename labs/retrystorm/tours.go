@@ -19,6 +19,7 @@ var tours = []lab.Tour{{
 			"and is retried. At the end the calls are still 245% of the capacity, with 67,077 calls queued at the worst: a metastable failure, " +
 			"sustained by the retries alone.",
 		Answer: &lab.Answer{Options: []lab.Choice{{ID: "both", Label: "Yes, for both"}, {ID: "without", Label: "Only for the clients that never retry"}, {ID: "with", Label: "Only for the clients that retry"}, {ID: "neither", Label: "No, for neither"}}, Truth: "without"},
+		Gives:  []string{"never does", "every attempt times out"},
 	}, {
 		Title:    "Work done for no one",
 		URL:      "/retrystorm?policies=none,retries",
@@ -37,6 +38,7 @@ var tours = []lab.Tour{{
 			"and the service recovers within a second of the outage's end, as without retries. The circuit breaker opens during the outage and refuses " +
 			"every request for its 60-s wait: at the end of the run it is still refusing most of them, and as few requests succeed as with unlimited retries (16.7%).",
 		Answer: &lab.Answer{Options: []lab.Choice{{ID: "all", Label: "All three"}, {ID: "bucket_budget", Label: "The bucket and the budget"}, {ID: "circuit", Label: "Only the circuit breaker"}, {ID: "none", Label: "None of them"}}, Truth: "bucket_budget"},
+		Gives:  []string{"the bucket and the budget"},
 	}, {
 		Title:    "Breakers and throttling take their time",
 		URL:      "/retrystorm?policies=retries,budget,circuit,throttle&duration=2m",
@@ -66,6 +68,7 @@ var tours = []lab.Tour{{
 			"and a request fails only if all 4 attempts do, so 1 − 0.5⁴ = 93.75% succeed in theory, 93.72% here " +
 			"(Brooker's simulator: 1.88 and 93.5%; his post writes the failure as x to the N, it is x to the N+1).",
 		Answer: &lab.Answer{Unit: "calls per request", Min: 1, Max: 4, Step: 0.02, Truth: "1.88"},
+		Gives:  []string{"1.875", "1.876"},
 	}, {
 		Title:    "Against the failure rate",
 		URL:      "/retrystorm?policies=retries,adaptive,breaker&trigger_start=0s&trigger_length=1m&clients=100&rate=1000&capacity=100000&backoff=none&service=concurrency&service_time=0s&duration=10s&sweep=0:100:10",
@@ -96,6 +99,7 @@ var tours = []lab.Tour{{
 		Explanation: "64: each layer makes 4 attempts of every call it gets, and 4 × 4 × 4 = 64, the example of the SRE book's chapter 22. " +
 			"With a retry budget at each layer it is 27.5: the budgets' floor of retries a second still lets each layer retry.",
 		Answer: &lab.Answer{Unit: "calls per request", Min: 1, Max: 100, Step: 1, Truth: "64"},
+		Gives:  []string{"64", "4 × 4 × 4"},
 	}},
 }, {
 	Name:  "collapse",
@@ -111,6 +115,7 @@ var tours = []lab.Tour{{
 			"are 120 calls, more than the 100 a second the service can complete: the calls stay at 120% of its capacity. " +
 			"It is a matter of chance near the edge: Brooker's simulator stays collapsed in 6 of its 10 runs, this lab in 16 of the first 20 seeds — re-roll the seed.",
 		Answer: &lab.Answer{Options: []lab.Choice{{ID: "recovers", Label: "It comes back"}, {ID: "stays_down", Label: "It stays down"}}, Truth: "stays_down"},
+		Gives:  []string{"not in this run", "stays down"},
 	}, {
 		Title:    "Backoff and jitter",
 		URL:      "/retrystorm?policies=retries&retries=2&trigger=spike&trigger_start=20s&trigger_length=5s&clients=1&rate=40&capacity=100&timeout=3s&base=10s&cap=40s&service=concurrency&service_time=1s&network=100ms&duration=1m20s",

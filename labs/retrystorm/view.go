@@ -18,7 +18,7 @@ var view = lab.View{
 		{ID: "in_flight", Title: "Calls at the service", XLabel: "time", YLabel: "calls waiting or in service", XUnit: lab.Seconds,
 			MarkValue: "trigger_end_s", MarkLabel: "trigger ends",
 			Help: "The service's queue at the end of each interval, with the calls in service. A queue whose wait exceeds the timeout serves only calls their callers have given up on."},
-		{ID: "latency", Title: "Latency of the requests that succeed", XLabel: "time", YLabel: "mean latency", XUnit: lab.Seconds, YUnit: lab.Millis,
+		{ID: "latency", Empty: "no request succeeded in this run, so there is no latency to draw.", Title: "Latency of the requests that succeed", XLabel: "time", YLabel: "mean latency", XUnit: lab.Seconds, YUnit: lab.Millis,
 			MarkValue: "trigger_end_s", MarkLabel: "trigger ends",
 			Help: "Mean time from a request's first try to its answer, retries and sleeps included, of the requests that succeeded in each interval."},
 		{ID: "sweep_amp", Title: "Calls per request vs failure share", XLabel: "calls the outage fails", YLabel: "calls per request", XUnit: lab.Percent, Needs: "sweep",

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/resilience-playground/playground/lab"
 )
 
 // node runs script, an ES module, with Node beside a copy of the page's modules
@@ -56,7 +58,8 @@ import { readFileSync } from "node:fs";
 const input = JSON.parse(readFileSync(0, "utf8"));
 `
 
-// TestFormatsMatchPage holds the server's formatting of numbers and durations (format.go) to
+// TestFormatsMatchPage holds the server's formatting of numbers and durations (lab.FormatSig,
+// lab.FormatDuration) to
 // the page's (js/format.js), character for character, on values around every unit's and
 // rounding's edge: a slider's value the server renders and the one the page's script writes
 // when it moves must not differ in form.
@@ -77,10 +80,10 @@ console.log(JSON.stringify({ Sig: input.map((x) => sig(x, 3)), Duration: input.m
 		t.Fatalf("node wrote %d and %d values of %d", len(got.Sig), len(got.Duration), len(values))
 	}
 	for i, x := range values {
-		if s := sig(x, 3); s != got.Sig[i] {
+		if s := lab.FormatSig(x, 3); s != got.Sig[i] {
 			t.Errorf("sig(%v, 3): the server writes %q, the page %q", x, s, got.Sig[i])
 		}
-		if s := durationText(x); s != got.Duration[i] {
+		if s := lab.FormatDuration(x); s != got.Duration[i] {
 			t.Errorf("duration of %v ms: the server writes %q, the page %q", x, s, got.Duration[i])
 		}
 	}

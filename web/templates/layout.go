@@ -82,7 +82,7 @@ func valueText(c Control) string {
 		if err != nil {
 			return c.Value
 		}
-		return durationText(float64(d) / float64(time.Millisecond))
+		return lab.FormatDuration(float64(d) / float64(time.Millisecond))
 	case param.Int, param.Float:
 		if c.Unit != "" {
 			return c.Value + " " + c.Unit
