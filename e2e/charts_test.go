@@ -44,7 +44,7 @@ func TestPanelsEqualHeight(t *testing.T) {
 		X     []float64 `json:"x"` // the x axis's range
 	}
 	const read = `[...window.__playground.charts.plots].filter(([k]) => document.getElementById("chart-" + k.split("\u0000")[0]).classList.contains("split"))
-		.map(([k, p]) => ({ chart: k.split("\u0000")[0], h: p.u.bbox.height / devicePixelRatio, axis: !!p.u.axes[0].label, top: p.holder.getBoundingClientRect().top,
+		.map(([k, p]) => ({ chart: k.split("\u0000")[0], h: p.u.bbox.height / devicePixelRatio, axis: p.u.axes[0].ticks?.show !== false, top: p.holder.getBoundingClientRect().top,
 			left: p.holder.getBoundingClientRect().left, x: [p.u.scales.x.min, p.u.scales.x.max] }))`
 	for name, page := range chartPages {
 		openLab(t, ctx, srv.URL+page)

@@ -186,7 +186,7 @@ export class Charts {
       const parts = [...groupExt.entries()].filter(([, e]) => e.x).map(([g, e]) =>
         `${panels.filter((p, i) => group[i] === g).map((p) => (p.key ? this.label(p.key, chart.id) : "")).join(", ")} up to ${fx(e.x[1])}`);
       const what = chart.x_label.charAt(0).toUpperCase() + chart.x_label.slice(1);
-      noteText = (noteText ? noteText + " " : "") + `${what} axes differ between panels, so that none is squeezed into a sliver: ${parts.join("; ")}.`;
+      noteText = (noteText ? noteText + " " : "") + `${what} axes differ between panels: ${parts.join("; ")}.`;
       if (note && note.textContent !== noteText) note.textContent = noteText;
     }
     const pinned = !!box.closest(".pinned");

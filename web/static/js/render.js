@@ -127,12 +127,15 @@ export function plotHeight(chart, count, { fill = 0, compact = false, compare = 
   const z = zoom(fill);
   const axis = xAxisHeight(true, z);
   if (fill) return chart.split ? Math.max(80, Math.floor((fill - axis * axisRows) / Math.max(1, count) - 28 * z - PADDING[0])) : fill - axis - PADDING[0];
-  if (chart.split) return compare ? 100 : count > 3 ? 70 : 100;
+  if (chart.split) return compare ? 100 : count > 3 ? 46 : 100;
   return (compare ? 280 : compact ? 190 : 250) - axis - PADDING[0];
 }
 
+// xAxisHeight is the height of a panel's x axis: shown true, ticks and label; "ticks", ticks
+// only (a small multiple's axis above the last panel: the last names it); false, a stub.
 function xAxisHeight(shown, z) {
-  return shown ? Math.round(X_AXIS.size * z) + Math.round(X_AXIS.label * z) : X_STUB;
+  if (!shown) return X_STUB;
+  return Math.round(X_AXIS.size * z) + (shown === "ticks" ? 0 : Math.round(X_AXIS.label * z));
 }
 
 // binWidth is a histogram series' bin width: the one it declares (lab.Series.Width), else its
@@ -316,6 +319,8 @@ export class Renderer {
   }
 
   panel(chart, box, key, panel, xAxis, m, pi) {
+    // Only the last row of panels names the x axis; an axis above it shows its ticks alone.
+    if (xAxis && pi + (m.columns || 1) < (m.panels?.length || 1)) xAxis = "ticks";
     const series = panel.series;
     const bands = chart.kind === "bars" ? [] : panel.bands || [];
     // One x for all series: theirs when they share it (the common case, and cheap), else the
@@ -424,7 +429,7 @@ export class Renderer {
       },
       axes: [
         xAxis
-          ? { ...axisInk, label: chart.x_label, font, labelFont, values: ticks(chart.x_unit, chart.log_x), incrs: xIncrs, space: space("x"), size: z(X_AXIS.size), labelSize: z(X_AXIS.label) }
+          ? { ...axisInk, label: xAxis === "ticks" ? undefined : chart.x_label, font, labelFont, values: ticks(chart.x_unit, chart.log_x), incrs: xIncrs, space: space("x"), size: z(X_AXIS.size), labelSize: xAxis === "ticks" ? 0 : z(X_AXIS.label) }
           : { ...axisInk, font, values: (u, splits) => splits.map(() => ""), incrs: xIncrs, space: space("x"), size: X_STUB, ticks: { show: false } },
         m.yLabel
           ? { ...axisInk, label: m.yLabel, font, labelFont, values: ticks(chart.y_unit, chart.log_y), incrs: yIncrs, space: space("y"), size: z(70), labelSize: z(22) }
