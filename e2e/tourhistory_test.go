@@ -60,8 +60,9 @@ func TestTourBackGoesToPreviousStep(t *testing.T) {
 }
 
 // TestTourShowsWhatItChanges steps to a step that changes a parameter inside a folded group
-// (the rate limiter's "Read, then write" sets the store, under "Distributed"): the group opens,
-// the controls the step changed are marked and no other, and the panel names them.
+// (the rate limiter's "Read, then write" sets the store and its latency, under "Distributed":
+// the step before, on the atomic store, has no latency to set): the group opens, the controls
+// the step changed are marked and no other, and the panel names them.
 func TestTourShowsWhatItChanges(t *testing.T) {
 	srv := MustOpenServer(t)
 	ctx := MustOpenTab(t)
@@ -84,10 +85,10 @@ func TestTourShowsWhatItChanges(t *testing.T) {
 		return { Moved: [...document.querySelectorAll("#controls .control.moved")].map((e) => e.dataset.param),
 			Open: c.closest("details").open, Visible: c.checkVisibility(),
 			Says: document.querySelector("#tour .tour-changes")?.textContent ?? "" }; })()`)
-	if !slices.Equal(v.Moved, []string{"store"}) || !v.Open || !v.Visible {
-		t.Errorf("step 2: marked %q, group open %v, store visible %v; want store alone marked, in its opened group", v.Moved, v.Open, v.Visible)
+	if !slices.Equal(v.Moved, []string{"store", "store_latency"}) || !v.Open || !v.Visible {
+		t.Errorf("step 2: marked %q, group open %v, store visible %v; want the store and its latency alone marked, in their opened group", v.Moved, v.Open, v.Visible)
 	}
-	if v.Says != "This step changes Store: Racy read-then-write." {
-		t.Errorf("the panel says %q, want it to name the store", v.Says)
+	if v.Says != "This step changes Store: Racy read-then-write; Store latency: 20 ms." {
+		t.Errorf("the panel says %q, want it to name the store and its latency", v.Says)
 	}
 }

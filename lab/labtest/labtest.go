@@ -81,9 +81,9 @@ func NewGated(name string, gated bool) *Gated {
 			{Title: "Defaults", URL: "/" + name, Text: "The default scenario."},
 			{Title: "Five", URL: "/" + name + "?n=5&steps=4", Text: "Five points in four steps."},
 			{Title: "Guess", URL: "/" + name + "?n=3", Question: "How many points?", Explanation: "Three.",
-				Answer: &lab.Answer{Options: []lab.Choice{{ID: "two", Label: "Two"}, {ID: "three", Label: "Three"}, {ID: "four", Label: "Four"}}, Truth: "three"}},
+				Answer: &lab.Answer{Options: []lab.Choice{{ID: "two", Label: "Two"}, {ID: "three", Label: "Three"}, {ID: "four", Label: "Four"}}, Truth: "three"}, Gives: []string{"three"}},
 			{Title: "Estimate", URL: "/" + name + "?n=7", Question: "How many points now?", Explanation: "Seven.",
-				Answer: &lab.Answer{Unit: "points", Min: 0, Max: 20, Step: 1, Truth: "7"}},
+				Answer: &lab.Answer{Unit: "points", Min: 0, Max: 20, Step: 1, Truth: "7"}, Gives: []string{"seven"}},
 		}}},
 	}
 	return g
