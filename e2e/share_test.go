@@ -159,6 +159,9 @@ func TestBadURLShowsError(t *testing.T) {
 // with plots.
 func assertWorkingPage(t *testing.T, ctx context.Context) {
 	t.Helper()
+	// The charts are drawn in the frames after the run is done: wait for them (a broken page
+	// fails the wait, minutes later), then read what the page shows.
+	waitDrawn(t, ctx)
 	type view struct {
 		Title, Status        string
 		Controls, Rows, Plot int
