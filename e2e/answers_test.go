@@ -10,10 +10,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
-
-	"github.com/resilience-playground/playground/api"
-	"github.com/resilience-playground/playground/room"
-	"github.com/resilience-playground/playground/room/roomtest"
 )
 
 // TestRoomAnswers runs a class answering a prediction on one server: see classAnswers.
@@ -28,16 +24,8 @@ func TestRoomAnswers(t *testing.T) {
 func TestRoomAnswersOnRedis(t *testing.T) {
 	raceToo(t)
 	browser(t)
-	rd := roomtest.MustStartRedisServer(t)
-	open := func() string {
-		store, err := room.NewRedis(context.Background(), rd.URL, room.Limits{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { store.Close() })
-		return mustOpenServerConfig(t, serverConfig{api: func(c *api.Config) { c.Rooms = store }}).URL
-	}
-	classAnswers(t, open(), open())
+	a, b := mustOpenRedisPair(t)
+	classAnswers(t, a, b)
 }
 
 // counts is a page's distribution of answers as its bars show them, "2,1,0".

@@ -19,6 +19,8 @@ import (
 	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/labs"
+	"github.com/resilience-playground/playground/room"
+	"github.com/resilience-playground/playground/room/roomtest"
 )
 
 // chromiumPath is Debian's chromium binary (/usr/bin/chromium is a wrapper script).
@@ -269,4 +271,20 @@ func buildBinary(tb testing.TB) string {
 		tb.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
+}
+
+// mustOpenRedisPair starts a real redis-server and two playground servers sharing rooms
+// through it, and returns their URLs.
+func mustOpenRedisPair(tb testing.TB) (a, b string) {
+	tb.Helper()
+	rd := roomtest.MustStartRedisServer(tb)
+	open := func() string {
+		store, err := room.NewRedis(context.Background(), rd.URL, room.Limits{})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(func() { store.Close() })
+		return mustOpenServerConfig(tb, serverConfig{api: func(c *api.Config) { c.Rooms = store }}).URL
+	}
+	return open(), open()
 }

@@ -13,8 +13,6 @@ import (
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/chromedp"
 
-	"github.com/resilience-playground/playground/api"
-	"github.com/resilience-playground/playground/room"
 	"github.com/resilience-playground/playground/room/roomtest"
 )
 
@@ -31,16 +29,8 @@ func TestRoomLesson(t *testing.T) {
 func TestRoomLessonOnRedis(t *testing.T) {
 	raceToo(t)
 	browser(t)
-	rd := roomtest.MustStartRedisServer(t)
-	open := func() string {
-		store, err := room.NewRedis(context.Background(), rd.URL, room.Limits{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { store.Close() })
-		return mustOpenServerConfig(t, serverConfig{api: func(c *api.Config) { c.Rooms = store }}).URL
-	}
-	lesson(t, open(), open())
+	a, b := mustOpenRedisPair(t)
+	lesson(t, a, b)
 }
 
 // TestRoomLessonOnTwoProcesses runs the same lesson on two playground processes (the binary,
