@@ -130,7 +130,7 @@ func (rs *roomServer) countAnswers(ctx context.Context, lr *liveRoom) {
 		rs.mu.Unlock()
 		rs.showAnswers(lr)
 		if revealed || recount {
-			lr.b.setRoom(rs.roomReply(lr, false))
+			rs.showRoom(lr)
 		}
 	}
 }

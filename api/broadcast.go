@@ -18,8 +18,9 @@ import (
 // the run's state so far in one frame instead (as a late joiner is), never a queue; that
 // frame is encoded once per length of the run, by the first follower that needs it.
 type broadcast struct {
-	mu   sync.Mutex            // serialises the producer's changes of view
-	view atomic.Pointer[bview] // what followers read
+	mu          sync.Mutex            // serialises the producer's changes of view
+	view        atomic.Pointer[bview] // what followers read
+	roomVersion int64                 // the room version of the room message on show (mu)
 
 	fold    sync.Mutex // guards the fold of the current run's frames and its encoding
 	state   lab.Update
@@ -64,12 +65,20 @@ func (b *broadcast) change(edit func(v *bview)) {
 	close(old.changed)
 }
 
-// setRoom replaces the room message.
+// setRoom replaces the room message. A message of an older room version than the one on show
+// is dropped: the room never moves back for its participants, whatever order its changes
+// were shown in (see roomServer.showRoom).
 func (b *broadcast) setRoom(m reply) {
 	b2, _ := json.Marshal(m)
 	enc := newWire(b2)
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if m.Room != nil && b.view.Load().room != nil && m.Room.Version < b.roomVersion {
+		return
+	}
+	if m.Room != nil {
+		b.roomVersion = m.Room.Version
+	}
 	b.change(func(v *bview) { v.room, v.roomVer = enc, v.roomVer+1 })
 }
 

@@ -111,3 +111,36 @@ func TestFollowFlushesOnEnd(t *testing.T) {
 		})
 	}
 }
+
+// TestBroadcastRoomNeverMovesBack: a room message of an older version than the one on show,
+// set late, is dropped — a follower or a presenter joining is never shown the room as it was
+// some changes ago (TestRoomLessonOnRedis's presenter, rejoining, was shown clients=60 after
+// clients=70); one of the same version (a new follower count) replaces it.
+func TestBroadcastRoomNeverMovesBack(t *testing.T) {
+	b := newBroadcast()
+	room := func(version int64, url string, followers int) reply {
+		return reply{Type: "room", Room: &roomState{Code: "ABCDEF", URL: url, Version: version, Followers: followers}}
+	}
+	shown := func() roomState {
+		t.Helper()
+		var c cursor
+		msgs, _ := b.next(&c)
+		if len(msgs) != 1 {
+			t.Fatalf("%d messages, want the room", len(msgs))
+		}
+		var m reply
+		if err := json.Unmarshal(msgs[0].b, &m); err != nil || m.Room == nil {
+			t.Fatalf("%s: %v", msgs[0].b, err)
+		}
+		return *m.Room
+	}
+	b.setRoom(room(9, "/backoff?clients=70", 2))
+	b.setRoom(room(6, "/backoff?clients=60", 2))
+	if r := shown(); r.Version != 9 || r.URL != "/backoff?clients=70" {
+		t.Errorf("after version 9 then 6 (set late): version %d %s, want version 9", r.Version, r.URL)
+	}
+	b.setRoom(room(9, "/backoff?clients=70", 3))
+	if r := shown(); r.Followers != 3 {
+		t.Errorf("a new count at the same version: %d followers shown, want 3", r.Followers)
+	}
+}

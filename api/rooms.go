@@ -69,6 +69,7 @@ type liveRoom struct {
 	tally      tally         // the answers to the step on show, as last read (rs.mu)
 	tallies    chan struct{} // the answers may have changed (see countAnswers)
 	board      *answerBoard  // the presenters' tally
+	showing    sync.Mutex    // held while the room message is read and set (showRoom)
 }
 
 // change is a presenter's change of the room, and where to tell its outcome.
@@ -514,6 +515,17 @@ func (rs *roomServer) propose(ctx context.Context, lr *liveRoom, client string, 
 	return v, rs.s.cfg.Hub.Admit(ctx, client, lr.lab, v) // refused to the presenter, not to the room
 }
 
+// showRoom sets lr's room message for every participant here, as the room now stands. Its
+// callers — the watch, the tally, the recheck — each show the room after changing it, on
+// goroutines of their own: the message is read and set under lr.showing, so that the last one
+// set is the last one read, never one read earlier and set late (a follower shown the room of
+// three changes ago, and a presenter rejoining it taking that room for the newest).
+func (rs *roomServer) showRoom(lr *liveRoom) {
+	lr.showing.Lock()
+	defer lr.showing.Unlock()
+	lr.b.setRoom(rs.roomReply(lr, false))
+}
+
 // roomReply is the room message for lr, as the presenter or a follower sees it.
 func (rs *roomServer) roomReply(lr *liveRoom, presenter bool) reply {
 	rs.mu.Lock()
@@ -596,7 +608,7 @@ func (rs *roomServer) join(rm room.Room) *liveRoom {
 		rs.end(lr, err)
 		return lr
 	}
-	lr.b.setRoom(rs.roomReply(lr, false))
+	rs.showRoom(lr)
 	lr.d = rs.s.newDriver(ctx, l, lr.b.publish)
 	lr.d.client = rm.Owner // a room's runs are charged to the address that made it (hub's "Fair slots")
 	lr.d.offer(request{Type: "params", ID: rm.Version, Query: v.Encode()})
@@ -662,7 +674,7 @@ func (rs *roomServer) watch(ctx context.Context, lr *liveRoom, changes <-chan ro
 			// participant is shown version N's run before it is told the room is at version N.
 			// A new scenario goes out at once, with the follower count last read: asking the
 			// store for it first would put a round trip before every follower's first frame.
-			lr.b.setRoom(rs.roomReply(lr, false))
+			rs.showRoom(lr)
 			// Like a drag's steps, a room's changes let the run in flight show its picture
 			// first (see driver.run): the presenter's moves come through the store without
 			// the page's gesture, and an audience is to see a picture of every change the
@@ -681,7 +693,7 @@ func (rs *roomServer) watch(ctx context.Context, lr *liveRoom, changes <-chan ro
 		}
 		rs.mu.Unlock()
 		if counted || !newer {
-			lr.b.setRoom(rs.roomReply(lr, false))
+			rs.showRoom(lr)
 		}
 		if counted {
 			rs.showAnswers(lr) // answered of present
@@ -735,7 +747,7 @@ func (rs *roomServer) recheck(ctx context.Context, lr *liveRoom) {
 	}
 	rs.mu.Unlock()
 	if changed {
-		lr.b.setRoom(rs.roomReply(lr, false))
+		rs.showRoom(lr)
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -174,6 +176,11 @@ func mustOpenTabWith(tb testing.TB, opts ...chromedp.ContextOption) context.Cont
 	ctx, cancelT := context.WithTimeout(ctx, tabLife)
 	messages := chromedp.Console(ctx)
 	if err := chromedp.Do(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	// chromedp enables the Network domain: every websocket frame a page receives is then
+	// copied to this process too. No test reads the network's events.
+	if _, err := chromedp.Call(ctx, network.Disable, cdp.Empty{}); err != nil {
 		tb.Fatal(err)
 	}
 	var (

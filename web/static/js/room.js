@@ -183,14 +183,16 @@ class RoomStream {
     if (m.type === "room") {
       const r = m.room;
       const confirmed = r.presenter && !this.presenting;
-      this.room = r;
+      // A message of an older version than the page has (overtaken on its way) is no news of
+      // the room; its presenter flag still counts.
+      if (!this.room || r.version >= this.room.version) this.room = r;
       if (r.presenter) this.presenting = true;
       if (!this.detached && r.version > this.sentId) this.sentId = r.version;
       // Changes made while the connection was away reach the room once it is back
       // (and a tour step the page was on when it opened the room).
       if (confirmed && this.query !== null && this.dirty) this.send(this.query);
       this.onRoom("room");
-      this.answers?.onRoom(r);
+      this.answers?.onRoom(this.room);
       return true;
     }
     if (this.answers?.onMessage(m)) return true;
