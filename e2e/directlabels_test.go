@@ -60,8 +60,7 @@ func TestDirectLabelsApart(t *testing.T) {
 			openLab(t, ctx, srv.URL+c.page)
 			waitDrawn(t, ctx)
 			if c.project != "" {
-				click(t, ctx, "#project-"+c.project)
-				waitProjected(t, ctx, c.project)
+				project(t, ctx, c.project)
 			}
 			labelled := 0
 			for _, p := range eval[[]plotLabels](t, ctx, readPlotLabels) {

@@ -107,13 +107,7 @@ func TestProjectorEveryChart(t *testing.T) {
 					}
 					t.Skipf("%s has nothing to show in this scenario: %s", id, eval[string](t, ctx, fmt.Sprintf(`document.querySelector("#%s .empty-note").textContent`, id)))
 				}
-				click(t, ctx, "#project-"+id)
-				waitFor(t, ctx, fmt.Sprintf(`document.documentElement.classList.contains("presenting") && document.getElementById(%q).classList.contains("projected")`, id))
-				// The projected chart is redrawn at its full size.
-				waitFor(t, ctx, fmt.Sprintf(`(() => { const s = document.getElementById(%q);
-					if (s.classList.contains("table")) return true;
-					const c = s.querySelector(".plots canvas"); return !!c && s.querySelector(".plots").getBoundingClientRect().height > 500; })()`, id))
-				waitFor(t, ctx, `new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+				project(t, ctx, id) // redrawn at its full size
 				v := eval[projected](t, ctx, readProjected)
 				if !slices.Equal(v.Shown, []string{id}) {
 					t.Fatalf("projector view shows %q, want %s alone", v.Shown, id)
