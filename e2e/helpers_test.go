@@ -98,7 +98,8 @@ var raceTests sync.Map
 // followers, on one server or two sharing Redis; a drain; streams replaced under a dragging
 // hand; a busy server —: it runs under the race detector too. Every other browser test drives
 // the server one viewer at a time through code the API tests already run under the detector,
-// and runs only in CI's plain step (internal/heavy): under -race, browser skips it.
+// and runs only in CI's plain step (internal/heavy): under -race, browser skips it. A marked
+// test runs in CI under -race only (heavy.RaceToo), not again in the plain run beside it.
 func raceToo(tb testing.TB) {
 	name, _, _ := strings.Cut(tb.Name(), "/")
 	raceTests.Store(name, true)
@@ -109,10 +110,13 @@ func raceToo(tb testing.TB) {
 // not marked with raceToo.
 func browser(tb testing.TB) context.Context {
 	tb.Helper()
-	if name, _, _ := strings.Cut(tb.Name(), "/"); heavy.Race {
-		if _, ok := raceTests.Load(name); !ok {
-			tb.Skip("a browser test of one viewer: runs without -race (CI's plain test step); see raceToo")
-		}
+	name, _, _ := strings.Cut(tb.Name(), "/")
+	_, marked := raceTests.Load(name)
+	switch {
+	case heavy.Race && !marked:
+		tb.Skip("a browser test of one viewer: runs without -race (CI's plain test step); see raceToo")
+	case marked:
+		heavy.RaceToo(tb) // in CI, the race run covers it
 	}
 	browserOnce.Do(func() {
 		if _, err := os.Stat(chromiumPath); err != nil {

@@ -7,7 +7,10 @@
 // few cases (Light); under -short too.
 package heavy
 
-import "testing"
+import (
+	"os"
+	"testing"
+)
 
 // Race reports whether the race detector is built into the test binary.
 const Race = race
@@ -21,5 +24,20 @@ func Test(tb testing.TB) {
 	tb.Helper()
 	if Light() {
 		tb.Skip("heavy: runs without -race and -short (CI's plain test step)")
+	}
+}
+
+// RaceRunBeside is the environment variable .ci/run sets for its plain run: the race run
+// beside it runs the tests that drive the server's concurrency (RaceToo), so the plain one
+// need not run them again.
+const RaceRunBeside = "PLAYGROUND_RACE_RUN_BESIDE"
+
+// RaceToo skips tb, a test that drives the server's concurrency and so runs under the race
+// detector too, in a plain run that has a race run beside it (RaceRunBeside set, as CI does):
+// that run covers it, on a race-built server. Anywhere else it runs.
+func RaceToo(tb testing.TB) {
+	tb.Helper()
+	if !Race && os.Getenv(RaceRunBeside) != "" {
+		tb.Skip("runs under -race in the run beside this one (" + RaceRunBeside + " is set, as CI does)")
 	}
 }
