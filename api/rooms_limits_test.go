@@ -159,8 +159,11 @@ func TestPresenterFloodCoalesces(t *testing.T) {
 		if info.URL != "/free?n=299" {
 			t.Errorf("room at %s, want the newest change, /free?n=299", info.URL)
 		}
-		if info.Version > 21 || info.Version < 2 {
-			t.Errorf("200 changes at once moved the room %d times, want at most 21 (a burst of 20, then the newest)", info.Version)
+		// How many of the burst are stored one by one depends on how far the sender is ahead
+		// of the server's reader (all 200 may be waiting when it first reads: one move, to
+		// the newest); never more than the burst and the newest.
+		if info.Version > 21 || info.Version < 1 {
+			t.Errorf("200 changes at once moved the room %d times, want 1 to 21 (at most a burst of 20, then the newest)", info.Version)
 		}
 		t.Logf("200 changes at once: the room moved %d times", info.Version)
 		follower.C.CloseNow()

@@ -19,6 +19,7 @@ import (
 // (param.Spec.On), and every step of its tours (not under the race detector, which slows these
 // runs tenfold: .ci/run runs the test again without it).
 func TestEveryLabKeepsTheContract(t *testing.T) {
+	t.Parallel() // beside the package's other heavy tests
 	if testing.Short() {
 		t.Skip("runs every lab's tours")
 	}

@@ -13,6 +13,7 @@ import (
 // canonical scenario (the registry checks that when it is built) that runs within the default
 // budget and gives results.
 func TestTours(t *testing.T) {
+	t.Parallel()  // beside the package's other heavy tests
 	heavy.Test(t) // every tour step: minutes under the race detector
 	reg := labs.Registry()
 	n := 0

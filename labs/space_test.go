@@ -22,6 +22,7 @@ const spaceBudget = 3e6
 // infinity in a chart or a summary, which once closed live streams with "internal error").
 // Scenarios over a small budget are skipped; the test counts what it ran.
 func TestEveryUpdateSendable(t *testing.T) {
+	t.Parallel()  // beside the package's other heavy tests
 	heavy.Test(t) // hundreds of scenarios
 	const combos = 150
 	rng := rand.New(rand.NewPCG(1, 2))

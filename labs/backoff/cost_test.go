@@ -38,6 +38,7 @@ var costSettings = []string{
 // the estimate must be within 2× either way, so that the budget refuses only what is really
 // too big and admits nothing much bigger, and CostBound must bound the work.
 func TestCostWithinTwice(t *testing.T) {
+	t.Parallel() // beside the package's other heavy tests, after its memory tests (which measure the process's heap)
 	sizes := []int{1, 2, 7, 60, 250, 1000}
 	settings := costSettings
 	if heavy.Light() {

@@ -42,6 +42,7 @@ var costScenarios = []string{
 // TestCostWithinTwice compares the cost estimate with the work runs really do (counted as they
 // go: World.Work, subsetsWork, compareWork): within 2× either way across the parameter space.
 func TestCostWithinTwice(t *testing.T) {
+	t.Parallel() // beside the package's other heavy tests, after its memory tests (which measure the process's heap)
 	scenarios := costScenarios
 	if heavy.Light() {
 		scenarios = scenarios[:4]

@@ -133,6 +133,7 @@ func loadErrors(pct float64, policies ...string) func(testing.TB, *lab.Result) s
 // TestQuotes holds every figure the lab's texts quote to what its scenario measures, and every
 // figure of every tour step to a quote.
 func TestQuotes(t *testing.T) {
+	t.Parallel() // beside the package's other heavy tests, after its memory tests (which measure the process's heap)
 	heavy.Test(t)
 	labtest.CheckQuotes(t, Lab(), append(append(quotes, sweepQuotes...), answerQuotes...))
 }

@@ -62,6 +62,7 @@ var costScenarios = []string{
 // TestCostWithinTwice compares the cost estimate with the work runs really do: within 2×
 // either way. CostBound must never be below the work.
 func TestCostWithinTwice(t *testing.T) {
+	t.Parallel() // beside the package's other heavy tests, after its memory tests (which measure the process's heap)
 	worst := 1.0
 	scenarios := costScenarios
 	if heavy.Light() {

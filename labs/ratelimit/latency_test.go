@@ -54,6 +54,7 @@ func mustParse(tb testing.TB, query string) param.Values {
 // instances and delay. The (I−1)/I share matters: the fixed window's points at one load fit
 // one c with it, and do not without it. docs/labs.md states the same sentence.
 func TestAsyncOverAdmission(t *testing.T) {
+	t.Parallel() // beside the package's other heavy tests, after its memory tests (which measure the process's heap)
 	heavy.Test(t)
 	type key struct {
 		alg       string

@@ -41,6 +41,7 @@ var costScenarios = []struct {
 // go, one unit per event): never below half of it anywhere, and within 2× either way where a
 // storm happens or none can.
 func TestCostBoundsWork(t *testing.T) {
+	t.Parallel() // beside the package's other heavy tests, after its memory tests (which measure the process's heap)
 	heavy.Test(t)
 	scenarios := costScenarios
 	if heavy.Light() {
