@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -34,6 +36,19 @@ func TestRateLimitLatencySweep(t *testing.T) {
 	for _, label := range []string{"limit", "offered", "cas ceiling"} {
 		if xs(label) == "" {
 			t.Errorf("latency_admitted has no %s line", label)
+		}
+	}
+	// What people read names the stores by their labels, also a store on other instances than
+	// the scenario's (issue 30: "async, 8 instances" was shown as such).
+	shown := eval[[]string](t, ctx, `[...window.__playground.charts.plots].filter(([k]) => k.startsWith("latency_admitted")).flatMap(([k, p]) => p.u.series.slice(1).map((s) => String(s.label)))`)
+	for _, want := range []string{"Async propagation (Kafka), 8 instances", "Compare-and-swap ceiling", "GET then SET (no atomic update)"} {
+		if !slices.Contains(shown, want) {
+			t.Errorf("latency_admitted shows %q, want %q among them", shown, want)
+		}
+	}
+	for _, l := range shown {
+		if raw := regexp.MustCompile(`^(async|cas|racy|incr|atomic|local|get_set)\b`); raw.MatchString(l) {
+			t.Errorf("latency_admitted shows the raw store name in %q", l)
 		}
 	}
 	mark := func() string {

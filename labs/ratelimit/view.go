@@ -60,7 +60,7 @@ var view = lab.View{
 			}, Empty: "Filled when the sweep of store latency (Advanced) is on and the store latency above zero: the first algorithm then also runs on compare-and-swap at the chosen latency."},
 	},
 	// A store the first algorithm cannot use as asked runs as GET then SET (see the package doc).
-	Names: map[string]string{"get_set": "GET then SET (no atomic update)"},
+	Names: map[string]string{"get_set": "GET then SET (no atomic update)", "cas ceiling": "Compare-and-swap ceiling"},
 	Notes: []string{
 		"After Criteo's engineering blog post “Distributed Rate-Limiting Algorithms”: the fixed window keys a counter per client and minute " +
 			"({client}_{yyyyMMddHHmm}) and forgets at every boundary, so a full limit at 07:09:59 and another at 07:10:00 both pass. " +

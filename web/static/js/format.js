@@ -67,7 +67,8 @@ export function optionLabel(p, o) {
 // summary row, a small multiple's panel) for people: the label of the option of that name of
 // the chart's key parameter (lab.Chart.Key, when a chart id is given), else of the view key's,
 // else of any enum parameter's, else the label the view declares for a name a run reports
-// (lab.View.Names: "get_set"), else the name itself (exact, limit, offered).
+// (lab.View.Names: "get_set"), else the name itself (exact, limit, offered); the part before
+// ", " of a qualified name ("async, 8 instances") likewise.
 export function labeller(spec) {
   const byName = new Map();
   const key = spec.params.find((p) => p.name === spec.view.key);
@@ -76,10 +77,19 @@ export function labeller(spec) {
     for (const o of p.options) if (!byName.has(o)) byName.set(o, optionLabel(p, o));
   }
   const chartKey = new Map(spec.view.charts.filter((c) => c.key).map((c) => [c.id, spec.params.find((p) => p.name === c.key)]));
-  return (name, chart) => {
+  const one = (name, chart) => {
     const p = chart && chartKey.get(chart);
     if (p && p.options && p.options.includes(name)) return optionLabel(p, name);
-    return byName.get(name) ?? spec.view.names?.[name] ?? name;
+    return byName.get(name) ?? spec.view.names?.[name];
+  };
+  // A name a lab qualifies ("async, 8 instances": a store on other instances than the
+  // scenario's) is written with the label of what it qualifies.
+  return (name, chart) => {
+    const whole = one(name, chart);
+    if (whole !== undefined) return whole;
+    const i = name.indexOf(", ");
+    const head = i > 0 ? one(name.slice(0, i), chart) : undefined;
+    return head !== undefined ? head + name.slice(i) : name;
   };
 }
 
