@@ -73,10 +73,10 @@ func (b *broadcast) setRoom(m reply) {
 	enc := newWire(b2)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if m.Room != nil && b.view.Load().room != nil && m.Room.Version < b.roomVersion {
-		return
-	}
 	if m.Room != nil {
+		if m.Room.Version < b.roomVersion {
+			return
+		}
 		b.roomVersion = m.Room.Version
 	}
 	b.change(func(v *bview) { v.room, v.roomVer = enc, v.roomVer+1 })

@@ -4,7 +4,8 @@
 // goroutines share memory — the server, the hub, the rooms, a run's cancellation. A heavy test
 // (a sweep over every slider end, a lab's memory corners, every step of every tour) exercises
 // no goroutine its lighter neighbours do not, so under -race it is skipped (Test) or cut to a
-// few cases (Light); under -short too.
+// few cases (Light); under -short too. A browser test that drives the server's concurrency runs
+// under -race too, and in CI there only: the plain run beside it skips it (RaceToo).
 package heavy
 
 import (
@@ -27,17 +28,17 @@ func Test(tb testing.TB) {
 	}
 }
 
-// RaceRunBeside is the environment variable .ci/run sets for its plain run: the race run
+// raceRunBeside is the environment variable .ci/run sets for its plain run: the race run
 // beside it runs the tests that drive the server's concurrency (RaceToo), so the plain one
 // need not run them again.
-const RaceRunBeside = "PLAYGROUND_RACE_RUN_BESIDE"
+const raceRunBeside = "PLAYGROUND_RACE_RUN_BESIDE"
 
 // RaceToo skips tb, a test that drives the server's concurrency and so runs under the race
-// detector too, in a plain run that has a race run beside it (RaceRunBeside set, as CI does):
+// detector too, in a plain run that has a race run beside it (PLAYGROUND_RACE_RUN_BESIDE set, as CI does):
 // that run covers it, on a race-built server. Anywhere else it runs.
 func RaceToo(tb testing.TB) {
 	tb.Helper()
-	if !Race && os.Getenv(RaceRunBeside) != "" {
-		tb.Skip("runs under -race in the run beside this one (" + RaceRunBeside + " is set, as CI does)")
+	if !Race && os.Getenv(raceRunBeside) != "" {
+		tb.Skip("runs under -race in the run beside this one (" + raceRunBeside + " is set, as CI does)")
 	}
 }
