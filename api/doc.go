@@ -19,7 +19,7 @@
 //	GET  /api/v1/rooms/{code}          a room's state
 //	GET  /api/v1/rooms/{code}/stream   websocket stream of a room (see Rooms)
 //	GET  /api/v1/rooms/{code}/answers.csv the class's answers per step, for the presenter (see Rooms)
-//	GET  /join/{code}                  a room's page, following it (or driving it, with the presenter key)
+//	GET  /join/{code}                  a room's page, following it (or driving it, with the presenter key); an ended room's: 303 to its last scenario
 //	GET  /join/{code}/qr.svg           a QR code of the join URL
 //	GET  /static/*                     embedded scripts, styles and fonts
 //	GET  /healthz                      liveness
@@ -117,6 +117,15 @@
 // {"type": "end"} ends the room: every participant's stream closes with StatusRoomEnded. A
 // follower's params or end message is answered with an error and changes nothing.
 //
+// A room's links die with it, its scenario's do not. A room that has ended — ended, or expired
+// — leaves a tombstone in the store for room.EndedTTL (a week): its last scenario and tour
+// step. Its join page, a follower's reload or a link someone kept, then answers 303 See Other
+// to that scenario on the lab's own page, "/free?n=5#tour=intro/2&ended=CODE" — the fragment
+// holds the step and the marker by which the page says the room has ended (and which it takes
+// out of its address), so the address is the scenario's canonical URL, the same bit for bit as
+// any link to it; GET /api/v1/rooms/{code} answers 404 with the scenario as "url". A code that
+// never named a room, or whose tombstone has lapsed, is 404 as before.
+//
 // The class answers a tour step that asks a question (lab.Step.Answer). A follower sends
 // {"type": "answer", "id", "step", "answer", "who"} — answer an option's ID or a number on the
 // step's scale (stored on its grid), who an anonymous id of 16 to 64 letters, digits, '-' or
@@ -138,7 +147,7 @@
 // IPv4 /24, an IPv6 /48) room.Limits.PerNetwork (100); the store keeps at most
 // room.Limits.Rooms (10,000), and a room nobody joins ends after room.JoinTTL. A room's runs
 // are charged to the client that made it (package hub's "Fair slots"). A client may try 20 codes that name no room, then one every 5
-// seconds — codes that name a room are not counted, so a class behind one address joins
+// seconds — codes that name a room, live or ended, are not counted, so a class behind one address joins
 // freely. Beyond a limit a request is answered 429 (503 when the server's rooms are full) with
 // Retry-After, before the store is asked. A presenter's changes are stored at most
 // Config.ParamRate a second (the rate of a viewer's own changes), the newest first: changes

@@ -42,6 +42,8 @@ type errorBody struct {
 	Params     []string `json:"params,omitempty"`      // a rule across parameters: all it spans, Param first
 	Fit        string   `json:"fit,omitempty"`         // a refusal's value of Param that is admitted
 	RetryAfter int      `json:"retry_after,omitempty"` // seconds
+	// URL is the scenario an ended room showed last (a 404 of a room that has ended).
+	URL string `json:"url,omitempty"`
 }
 
 // busyRetry is how long a client is told to wait when every slot is taken.
@@ -59,8 +61,9 @@ const roomsFullRetrySeconds = 300
 // statuses; messages of unexpected errors never reach clients.
 func statusOf(err error) (int, errorBody) {
 	var (
-		pe *param.Error
-		re *rateError
+		pe    *param.Error
+		re    *rateError
+		ended *endedError
 	)
 	switch {
 	case errors.As(err, &pe):
@@ -93,6 +96,8 @@ func statusOf(err error) (int, errorBody) {
 		return http.StatusForbidden, errorBody{Error: err.Error()}
 	case errors.As(err, new(methodError)):
 		return http.StatusMethodNotAllowed, errorBody{Error: err.Error()}
+	case errors.As(err, &ended):
+		return http.StatusNotFound, errorBody{Error: strings.TrimPrefix(err.Error(), errNotFound.Error()+": "), URL: ended.room.URL}
 	case errors.Is(err, errNotFound):
 		return http.StatusNotFound, errorBody{Error: strings.TrimPrefix(err.Error(), errNotFound.Error()+": ")}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):

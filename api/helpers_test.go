@@ -297,6 +297,7 @@ type ErrorBody struct {
 	Param      string `json:"param"`
 	Fit        string `json:"fit"`
 	RetryAfter int    `json:"retry_after"`
+	URL        string `json:"url"` // an ended room's last scenario
 }
 
 // MustDecodeError checks resp is a JSON error response and returns its body.

@@ -119,6 +119,17 @@ type roomInfo struct {
 // errRoomNotFound is an unknown or expired room.
 var errRoomNotFound = fmt.Errorf("%w: there is no room with that code (it has ended or never existed)", errNotFound)
 
+// endedError is a room that has ended, whose last scenario the store still keeps (its
+// tombstone, room.Store.Ended): a 404 that names the scenario (see statusOf), and on the join
+// page a redirect to it (joinPage).
+type endedError struct{ room room.Room }
+
+func (e *endedError) Error() string {
+	return fmt.Sprintf("%v: the room %s has ended; the scenario it showed last is %s", errNotFound, e.room.Code, e.room.URL)
+}
+
+func (e *endedError) Unwrap() error { return errNotFound }
+
 // createRoom serves POST /api/v1/rooms.
 func (rs *roomServer) createRoom(w http.ResponseWriter, r *http.Request) {
 	s := rs.s
@@ -204,9 +215,10 @@ func (rs *roomServer) getRoom(w http.ResponseWriter, r *http.Request) {
 		Revealed: rm.Revealed, RevealOpen: rm.RevealOpen, Presenters: rm.Presenters})
 }
 
-// lookup returns the room of the code a request's path names, as typed, or errRoomNotFound.
-// A client that has tried too many codes naming no room is refused (a *rateError) before the
-// store is asked: join codes are short, and must not be found by trying them all.
+// lookup returns the room of the code a request's path names, as typed; an *endedError for a
+// room that has ended and left its tombstone; or errRoomNotFound. A client that has tried too
+// many codes naming no room, live or ended, is refused (a *rateError) before the store is
+// asked: join codes are short, and must not be found by trying them all.
 func (rs *roomServer) lookup(r *http.Request) (room.Room, error) {
 	client := clientOf(r)
 	if err := rs.misses.check(client, time.Now()); err != nil {
@@ -221,6 +233,13 @@ func (rs *roomServer) lookup(r *http.Request) (room.Room, error) {
 	defer cancel()
 	rm, err := rs.store.Get(ctx, code)
 	if errors.Is(err, room.ErrNotFound) {
+		ended, err := rs.store.Ended(ctx, code)
+		if err == nil {
+			return room.Room{}, &endedError{ended}
+		}
+		if !errors.Is(err, room.ErrNotFound) {
+			return room.Room{}, err
+		}
 		_ = rs.misses.allow(client, time.Now())
 		return room.Room{}, errRoomNotFound
 	}
@@ -228,10 +247,14 @@ func (rs *roomServer) lookup(r *http.Request) (room.Room, error) {
 }
 
 // joinPage serves /join/{code}: the room's lab page at its current scenario, following it
-// (or driving it, with the presenter key in the fragment).
+// (or driving it, with the presenter key in the fragment). A room that has ended sends its
+// people to its scenario (endedPage).
 func (rs *roomServer) joinPage(w http.ResponseWriter, r *http.Request) {
 	s := rs.s
 	rm, err := rs.lookup(r)
+	if ended := (*endedError)(nil); errors.As(err, &ended) && rs.endedPage(w, ended.room) {
+		return
+	}
 	if err != nil {
 		code, body := statusOf(err)
 		msg := "There is no room with that code: it has ended or never existed."
@@ -259,6 +282,28 @@ func (rs *roomServer) joinPage(w http.ResponseWriter, r *http.Request) {
 	p.Room = rm.Code
 	p.Spec["room"] = rm.Code
 	s.render(w, r, templates.LabPage(p))
+}
+
+// endedPage answers the join page of a room that has ended with a redirect (303 See Other) to
+// the scenario it showed last, on the lab's own page — the link that outlives the room — with
+// its tour step and "ended=CODE" in the fragment: the page says the room has ended and takes
+// ended=… out of its address, which is then the scenario's canonical URL, the same bit for bit
+// as any other link to it. It reports false, writing nothing, when the scenario no longer
+// resolves (a lab since removed): the room is then as unknown.
+func (rs *roomServer) endedPage(w http.ResponseWriter, rm room.Room) bool {
+	l, v, err := Resolve(rs.s.cfg.Labs, rm.URL)
+	if err != nil {
+		return false
+	}
+	fragment := "ended=" + rm.Code
+	if _, _, ok := l.FindStep(rm.Step); ok && rm.Step != "" {
+		// As the page writes a step (js/fragment.js): escaped, its slash kept.
+		fragment = "tour=" + strings.ReplaceAll(url.QueryEscape(rm.Step), "%2F", "/") + "&" + fragment
+	}
+	w.Header().Set("Location", l.URL(v)+"#"+fragment)
+	w.Header().Set("Cache-Control", "no-store") // the code may name a new room later
+	w.WriteHeader(http.StatusSeeOther)
+	return true
 }
 
 // stream serves a room's websocket.

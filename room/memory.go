@@ -9,7 +9,8 @@ import (
 // Memory is a Store in this process's memory, for a single server. Rooms past their TTL (a
 // room nobody joined, past JoinTTL) are forgotten as they are looked up, and swept away every
 // SweepEvery while the store keeps any, on the clock of package time (a synctest bubble's, in
-// tests).
+// tests); so are the tombstones of ended rooms past EndedTTL, of which the store keeps at most
+// twice Limits.Rooms less its live rooms, the oldest giving way.
 type Memory struct {
 	mu       sync.Mutex
 	rooms    map[string]*memRoom
@@ -19,8 +20,25 @@ type Memory struct {
 	ttl      time.Duration
 	limits   Limits
 	watchers map[string]map[chan Room]struct{}
-	sweeper  *time.Timer // armed while rooms are kept
+	sweeper  *time.Timer // armed while rooms or tombstones are kept
 	closed   bool
+	ended    map[string]tomb // tombstones of ended rooms, by code
+	graves   []grave         // their codes, oldest first, with some since gone (see bury)
+	seq      uint64          // numbers the tombstones
+}
+
+// tomb is what an ended room showed last (Code, Lab, URL, Step), kept until until.
+type tomb struct {
+	room  Room
+	until time.Time
+	seq   uint64
+}
+
+// grave names a tombstone in the order they were made: the tomb of code numbered seq, if it
+// is still there.
+type grave struct {
+	code string
+	seq  uint64
 }
 
 type memRoom struct {
@@ -40,30 +58,35 @@ const SweepEvery = JoinTTL / 2
 // NewMemory returns an empty in-memory store within limits.
 func NewMemory(limits Limits) *Memory {
 	return &Memory{rooms: map[string]*memRoom{}, owners: map[string]int{}, networks: map[string]int{}, watchers: map[string]map[chan Room]struct{}{},
-		now: time.Now, ttl: TTL, limits: limits.withDefaults()}
+		ended: map[string]tomb{}, now: time.Now, ttl: TTL, limits: limits.withDefaults()}
 }
 
 // get returns the live room of code; m.mu is held.
 func (m *Memory) get(code string) (*memRoom, bool) {
 	r, ok := m.rooms[code]
 	if ok && m.expired(r, m.now()) {
-		m.remove(code, r)
+		m.remove(code, r, m.endOf(r))
 		return nil, false
 	}
 	return r, ok
 }
 
-func (m *Memory) expired(r *memRoom, now time.Time) bool {
+// endOf is when room r ends by itself: its TTL (JoinTTL, unjoined) after its last activity.
+func (m *Memory) endOf(r *memRoom) time.Time {
 	ttl := m.ttl
 	if !r.joined {
 		ttl = min(ttl, JoinTTL)
 	}
-	return now.Sub(r.Active) > ttl
+	return r.Active.Add(ttl)
 }
 
-// remove forgets a room, ending its watchers; m.mu is held.
-func (m *Memory) remove(code string, r *memRoom) {
+func (m *Memory) expired(r *memRoom, now time.Time) bool { return now.After(m.endOf(r)) }
+
+// remove forgets a room that ended at end, ending its watchers and leaving its tombstone;
+// m.mu is held.
+func (m *Memory) remove(code string, r *memRoom, end time.Time) {
 	delete(m.rooms, code)
+	m.bury(r.Room, end)
 	if r.owner != "" {
 		if m.owners[r.owner]--; m.owners[r.owner] <= 0 {
 			delete(m.owners, r.owner)
@@ -80,22 +103,73 @@ func (m *Memory) remove(code string, r *memRoom) {
 	delete(m.watchers, code)
 }
 
-// sweep forgets every room past its TTL; m.mu is held.
+// bury keeps the tombstone of room r, which ended at end, until EndedTTL after; m.mu is held.
+// The oldest tombstones give way beyond twice Limits.Rooms rooms and tombstones together.
+func (m *Memory) bury(r Room, end time.Time) {
+	until := end.Add(EndedTTL)
+	if !m.now().Before(until) {
+		return
+	}
+	m.seq++
+	m.ended[r.Code] = tomb{room: Room{Code: r.Code, Lab: r.Lab, URL: r.URL, Step: r.Step}, until: until, seq: m.seq}
+	m.graves = append(m.graves, grave{r.Code, m.seq})
+	for len(m.ended) > 0 && len(m.ended)+len(m.rooms) > 2*m.limits.Rooms {
+		g := m.graves[0]
+		m.graves = m.graves[1:]
+		if t, ok := m.ended[g.code]; ok && t.seq == g.seq {
+			delete(m.ended, g.code)
+		}
+	}
+	if len(m.graves) > 2*len(m.ended)+64 { // graves of tombstones since gone (a code reused)
+		m.compact()
+	}
+	m.arm()
+}
+
+// compact drops the graves of tombstones that are gone; m.mu is held.
+func (m *Memory) compact() {
+	kept := make([]grave, 0, len(m.ended))
+	for _, g := range m.graves {
+		if t, ok := m.ended[g.code]; ok && t.seq == g.seq {
+			kept = append(kept, g)
+		}
+	}
+	m.graves = kept
+}
+
+// sweep forgets every room past its TTL and every tombstone past EndedTTL; m.mu is held.
 func (m *Memory) sweep() {
 	now := m.now()
 	for code, r := range m.rooms {
 		if m.expired(r, now) {
-			m.remove(code, r)
+			m.remove(code, r, m.endOf(r))
 		}
+	}
+	n := len(m.ended)
+	for code, t := range m.ended {
+		if !now.Before(t.until) {
+			delete(m.ended, code)
+		}
+	}
+	if len(m.ended) < n {
+		m.compact()
 	}
 }
 
-// tick is the sweeper's timer: it sweeps, and sweeps again later while rooms are kept.
+// arm starts the sweeper if it is not running; m.mu is held.
+func (m *Memory) arm() {
+	if m.sweeper == nil && !m.closed {
+		m.sweeper = time.AfterFunc(SweepEvery, m.tick)
+	}
+}
+
+// tick is the sweeper's timer: it sweeps, and sweeps again later while rooms or tombstones
+// are kept.
 func (m *Memory) tick() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.sweep()
-	if len(m.rooms) > 0 && !m.closed {
+	if (len(m.rooms) > 0 || len(m.ended) > 0) && !m.closed {
 		m.sweeper.Reset(SweepEvery)
 	} else {
 		m.sweeper = nil
@@ -129,15 +203,14 @@ func (m *Memory) Create(_ context.Context, r Room, keyHash, owner string) error 
 	}
 	r.Active, r.Owner = m.now(), owner
 	m.rooms[r.Code] = &memRoom{Room: r, keyHash: keyHash, owner: owner, followers: map[string]int{}, presenters: map[string]int{}}
+	delete(m.ended, r.Code) // a code taken again names the new room only
 	if owner != "" {
 		m.owners[owner]++
 	}
 	if network != "" {
 		m.networks[network]++
 	}
-	if m.sweeper == nil && !m.closed {
-		m.sweeper = time.AfterFunc(SweepEvery, m.tick)
-	}
+	m.arm()
 	return nil
 }
 
@@ -355,7 +428,7 @@ func (m *Memory) Answers(_ context.Context, code, step string) ([]Count, error) 
 	return sortCounts(cs), nil
 }
 
-// End forgets a room, closing its watchers' channels.
+// End forgets a room, closing its watchers' channels; its tombstone remains.
 func (m *Memory) End(_ context.Context, code string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -363,8 +436,22 @@ func (m *Memory) End(_ context.Context, code string) error {
 	if !ok {
 		return ErrNotFound
 	}
-	m.remove(code, r)
+	m.remove(code, r, m.now())
 	return nil
+}
+
+// Ended returns what an ended room showed last.
+func (m *Memory) Ended(_ context.Context, code string) (Room, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, live := m.get(code); live {
+		return Room{}, ErrNotFound
+	}
+	t, ok := m.ended[code]
+	if !ok || !m.now().Before(t.until) {
+		return Room{}, ErrNotFound
+	}
+	return t.room, nil
 }
 
 // Close stops the sweeper.

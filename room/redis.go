@@ -25,6 +25,14 @@ import (
 // rooms (playground:rooms), each owner's (playground:owner:OWNER) and each network's
 // (playground:network:NETWORK), trimmed as rooms are created.
 //
+// A room's tombstone (see [Store.Ended]) is kept from its creation on, in a hash of its own
+// (playground:room:CODE:tomb: lab, url, step as the room's, and until, in Unix ms on the store's
+// clock), which outlives the room by [EndedTTL]: every change and sign of life of the room
+// moves it with the room's expiry, and End sets it to expire EndedTTL after the end — so a
+// room that Redis expires leaves its tombstone too, with nothing to do at its expiry. The
+// tombstones are counted in a sorted set of codes by their until (playground:tombs), trimmed as
+// rooms are created to Limits.Rooms besides the live rooms, the oldest giving way.
+//
 // A server's follower and presenter counts (a hash field per server, "n:expiry") count for
 // [CountLease] after the server last recorded or renewed them ([Redis.Touch]): a server that
 // stops without clearing its counts — killed, its machine lost — stops counting then, and the
@@ -76,18 +84,27 @@ func presentersKey(code string) string {
 
 func answersKey(code string) string { return "playground:room:" + code + ":answers" }
 func tallyKey(code string) string   { return "playground:room:" + code + ":tally" }
+func tombKey(code string) string    { return "playground:room:" + code + ":tomb" }
 
 // keysOf are a room's keys as keepLua takes them.
 func keysOf(code string) []string {
-	return []string{roomKey(code), followersKey(code), roomsKey, presentersKey(code), answersKey(code), tallyKey(code)}
+	return []string{roomKey(code), followersKey(code), roomsKey, presentersKey(code), answersKey(code), tallyKey(code), tombKey(code), tombsKey}
 }
 
-const roomsKey = "playground:rooms"
+const (
+	roomsKey = "playground:rooms"
+	tombsKey = "playground:tombs"
+)
+
+// endedLua is EndedTTL in ms, as the scripts write it.
+var endedLua = strconv.FormatInt(EndedTTL.Milliseconds(), 10)
 
 // createScript: KEYS room, all rooms, the owner's rooms and the owner's network's ("" when
-// none); ARGV lab, url, step, now (ms), key hash, JoinTTL (ms), code, most rooms, most per
-// owner, most per network. It answers 1 (created), 0 (the code is taken), -1 (full), -2 (the
-// owner's rooms full), -3 (the network's rooms full).
+// none), the room's tomb, all tombs; ARGV lab, url, step, now (ms), key hash, JoinTTL (ms),
+// code, most rooms, most per owner, most per network. It answers 1 (created), 0 (the code is
+// taken), -1 (full), -2 (the owner's rooms full), -3 (the network's rooms full). The tombs are
+// trimmed to twice the most rooms, the oldest (ended rooms' first: a live room's tomb lasts
+// EndedTTL past its future expiry) giving way.
 var createScript = redis.NewScript(`
 if redis.call("EXISTS", KEYS[1]) == 1 then return 0 end
 local now = tonumber(ARGV[4])
@@ -110,6 +127,19 @@ for i = 3, 4 do
     redis.call("PEXPIRE", KEYS[i], ARGV[6])
   end
 end
+redis.call("ZREMRANGEBYSCORE", KEYS[6], "-inf", now)
+local extra = redis.call("ZCARD", KEYS[6]) + 1 - 2 * tonumber(ARGV[8])
+if extra > 0 then
+  for _, c in ipairs(redis.call("ZRANGE", KEYS[6], 0, extra - 1)) do
+    redis.call("DEL", "playground:room:" .. c .. ":tomb")
+  end
+  redis.call("ZREMRANGEBYRANK", KEYS[6], 0, extra - 1)
+end
+local ended = ` + endedLua + `
+redis.call("DEL", KEYS[5])
+redis.call("HSET", KEYS[5], "lab", ARGV[1], "url", ARGV[2], "step", ARGV[3], "until", expiry + ended)
+redis.call("PEXPIRE", KEYS[5], tonumber(ARGV[6]) + ended)
+redis.call("ZADD", KEYS[6], expiry + ended, ARGV[7])
 return 1`)
 
 // Create stores a new room, to live JoinTTL unless a server joins it (Watch, Touch).
@@ -121,8 +151,8 @@ func (s *Redis) Create(ctx context.Context, r Room, keyHash, owner string) error
 	if n := NetworkOf(owner); n != "" {
 		nk = networkKey(n)
 	}
-	res, err := createScript.Run(ctx, s.c, []string{roomKey(r.Code), roomsKey, ok, nk},
-		r.Lab, r.URL, r.Step, time.Now().UnixMilli(), keyHash, min(s.ttl, s.join).Milliseconds(), r.Code,
+	res, err := createScript.Run(ctx, s.c, []string{roomKey(r.Code), roomsKey, ok, nk, tombKey(r.Code), tombsKey},
+		r.Lab, r.URL, r.Step, s.now().UnixMilli(), keyHash, min(s.ttl, s.join).Milliseconds(), r.Code,
 		s.limits.Rooms, s.limits.PerOwner, s.limits.PerNetwork).Int()
 	if err != nil {
 		return unavailable("create", r.Code, err)
@@ -205,9 +235,10 @@ func (s *Redis) Present(ctx context.Context, code, key string) (bool, error) {
 }
 
 // keepLua keeps a room alive: KEYS[1] the room, KEYS[2] its followers, KEYS[3] all rooms,
-// KEYS[4] its presenters, KEYS[5] its answers, KEYS[6] their tally;
-// ARGV[1] now (ms), ARGV[2] TTL (ms), ARGV[3] the code. It returns nil when the room is gone.
-const keepLua = `
+// KEYS[4] its presenters, KEYS[5] its answers, KEYS[6] their tally, KEYS[7] its tomb, KEYS[8]
+// all tombs; ARGV[1] now (ms), ARGV[2] TTL (ms), ARGV[3] the code. It returns nil when the
+// room is gone. The tomb is kept until EndedTTL past the room's new expiry.
+var keepLua = `
 if redis.call("PEXPIRE", KEYS[1], ARGV[2]) == 0 then return false end
 redis.call("PEXPIRE", KEYS[2], ARGV[2])
 redis.call("PEXPIRE", KEYS[4], ARGV[2])
@@ -222,6 +253,10 @@ for _, f in ipairs({"owner", "network"}) do
     redis.call("PEXPIRE", k, ARGV[2])
   end
 end
+local ended = ` + endedLua + `
+redis.call("HSET", KEYS[7], "until", expiry + ended)
+redis.call("PEXPIRE", KEYS[7], tonumber(ARGV[2]) + ended)
+redis.call("ZADD", KEYS[8], expiry + ended, ARGV[3])
 `
 
 // touchScript: KEYS and ARGV as keepLua's, then ARGV[4] a server (replica) and ARGV[5] the
@@ -236,13 +271,14 @@ return 1`)
 
 // updateScript: KEYS as keepLua's; ARGV as keepLua's, then the url, the step, revealed and
 // reveal_open ("1" or "0"). It changes
-// the room, keeps it alive and publishes it, all in one script — so that the change happens
-// with its announcement or not at all — and returns what it published (see wireRoom), or nil
-// when the room is gone.
+// the room (and its tomb), keeps it alive and publishes it, all in one script — so that the
+// change happens with its announcement or not at all — and returns what it published (see
+// wireRoom), or nil when the room is gone.
 var updateScript = redis.NewScript(keepLua + `
 redis.call("HINCRBY", KEYS[1], "version", 1)
 redis.call("HSET", KEYS[1], "url", ARGV[4], "step", ARGV[5], "revealed", ARGV[6], "reveal_open", ARGV[7], "active", ARGV[1])
 local h = redis.call("HMGET", KEYS[1], "lab", "url", "step", "version", "active", "answers")
+redis.call("HSET", KEYS[7], "lab", h[1], "url", ARGV[4], "step", ARGV[5])
 ` + sumLua + `
 local msg = cjson.encode({code = ARGV[3], lab = h[1], url = h[2], step = h[3], version = tonumber(h[4]), active = tonumber(h[5]),
   revealed = ARGV[6] == "1", reveal_open = ARGV[7] == "1", presenters = presenters, answers = tonumber(h[6]) or 0})
@@ -488,11 +524,18 @@ func (s *Redis) setCount(ctx context.Context, what, key, code, replica string, n
 }
 
 // endScript: KEYS the room, its followers, its presenters, all rooms, its answers and their
-// tally; ARGV the code and the end's message. It answers 0 when the room is gone already.
+// tally, its tomb and all tombs; ARGV the code, the end's message and now (ms). It answers 0
+// when the room is gone already, and leaves the room's tomb for EndedTTL.
 var endScript = redis.NewScript(`
 local owner = redis.call("HGET", KEYS[1], "owner")
 if not owner then return 0 end
 local network = redis.call("HGET", KEYS[1], "network")
+local h = redis.call("HMGET", KEYS[1], "lab", "url", "step")
+local ended = ` + endedLua + `
+local untl = tonumber(ARGV[3]) + ended
+redis.call("HSET", KEYS[7], "lab", h[1] or "", "url", h[2] or "", "step", h[3] or "", "until", untl)
+redis.call("PEXPIRE", KEYS[7], ended)
+redis.call("ZADD", KEYS[8], untl, ARGV[1])
 redis.call("DEL", KEYS[1], KEYS[2], KEYS[3], KEYS[5], KEYS[6])
 redis.call("ZREM", KEYS[4], ARGV[1])
 if owner ~= "" then redis.call("ZREM", owner, ARGV[1]) end
@@ -503,7 +546,8 @@ return 1`)
 // End forgets a room and tells its watchers.
 func (s *Redis) End(ctx context.Context, code string) error {
 	msg, _ := json.Marshal(wireRoom{Code: code, Ended: true})
-	n, err := endScript.Run(ctx, s.c, []string{roomKey(code), followersKey(code), presentersKey(code), roomsKey, answersKey(code), tallyKey(code)}, code, msg).Int()
+	n, err := endScript.Run(ctx, s.c, []string{roomKey(code), followersKey(code), presentersKey(code), roomsKey, answersKey(code), tallyKey(code), tombKey(code), tombsKey},
+		code, msg, s.now().UnixMilli()).Int()
 	if err != nil {
 		return unavailable("end", code, err)
 	}
@@ -511,6 +555,22 @@ func (s *Redis) End(ctx context.Context, code string) error {
 		return ErrNotFound
 	}
 	return nil
+}
+
+// Ended returns what an ended room showed last: its tomb, once the room is gone.
+func (s *Redis) Ended(ctx context.Context, code string) (Room, error) {
+	pipe := s.c.Pipeline()
+	live := pipe.Exists(ctx, roomKey(code))
+	tomb := pipe.HGetAll(ctx, tombKey(code))
+	if _, err := pipe.Exec(ctx); err != nil {
+		return Room{}, unavailable("ended", code, err)
+	}
+	m := tomb.Val()
+	until, err := strconv.ParseFloat(m["until"], 64)
+	if live.Val() > 0 || m["url"] == "" || err != nil || s.now().UnixMilli() >= int64(until) {
+		return Room{}, ErrNotFound
+	}
+	return Room{Code: code, Lab: m["lab"], URL: m["url"], Step: m["step"]}, nil
 }
 
 // Followers sums a room's followers over replicas.

@@ -13,6 +13,12 @@
 // the memory store sweeps them away; a store keeps at most Limits.Rooms rooms, at most
 // Limits.PerOwner of one client's and Limits.PerNetwork of one network's (an IPv4 /24, an IPv6
 // /48: one attacker's addresses). Nothing is written to disk.
+//
+// A room that has ended — its presenter ended it, or it expired — leaves a tombstone: its last
+// scenario and tour step, kept for [EndedTTL] (and while the store keeps fewer than twice
+// Limits.Rooms rooms and tombstones together, the oldest giving way), so that a link to the
+// room someone kept, or a page reloaded after the end, still reaches the scenario the room
+// showed ([Store.Ended]; package api redirects /join/CODE there).
 package room
 
 import (
@@ -66,7 +72,9 @@ type Count struct {
 // fill the server's memory (or Redis's) with rooms. Zero fields take the defaults.
 type Limits struct {
 	// Rooms is the most live rooms at once, over every server sharing the store: default
-	// 10,000 (about 10 MB in memory).
+	// 10,000 (about 10 MB in memory). Beside its live rooms a store keeps the tombstones of
+	// ended rooms (Store.Ended), rooms and tombstones together at most twice Rooms: the
+	// oldest tombstones give way to newer ones.
 	Rooms int
 	// PerOwner is the most live rooms one owner (a client, as the API names it) may have
 	// created: default 20.
@@ -190,8 +198,14 @@ type Store interface {
 	// Answers returns the room's tally of step ("" for every step), by step then value.
 	Answers(ctx context.Context, code, step string) ([]Count, error)
 	// End ends a room at its presenter's request: it is forgotten with its answers, and every
-	// watcher's channel closes.
+	// watcher's channel closes. Its tombstone remains (see Ended).
 	End(ctx context.Context, code string) error
+	// Ended returns what a room that has ended showed last — its Code, Lab, URL and Step —
+	// for EndedTTL after it ended (End, or its TTL passing). It fails with ErrNotFound for a
+	// code that never named a room, a room ended longer ago, a room whose tombstone gave way
+	// to newer ones (see Limits.Rooms), and a live room, which has not ended: callers ask Get
+	// first.
+	Ended(ctx context.Context, code string) (Room, error)
 	// Close releases the store's resources.
 	Close() error
 }
@@ -205,6 +219,11 @@ const CountLease = 30 * time.Second
 // TTL is how long a room lives without activity: no change by its presenter and no server
 // touching it for its participants.
 const TTL = 2 * time.Hour
+
+// EndedTTL is how long a store remembers an ended room's last scenario (its tombstone, see
+// Store.Ended) after the room ended: long enough for the link a class kept from a lesson to
+// still open its scenario at the next one, a week later.
+const EndedTTL = 7 * 24 * time.Hour
 
 // JoinTTL is how long a room lives that nobody has joined (no server has watched or touched
 // it): a presenter opens the room's page as the room is made, so a room still unjoined after
