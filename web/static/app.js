@@ -18,6 +18,7 @@ import { styler } from "./js/palette.js";
 import { installProbe } from "./js/probe.js";
 import { wireRoom } from "./js/room.js";
 import { wireTour } from "./js/tour.js";
+import { scenarioLink } from "./js/links.js";
 
 const spec = JSON.parse(document.getElementById("lab-spec").textContent);
 const start = JSON.parse(document.getElementById("lab-state").textContent);
@@ -64,17 +65,13 @@ document.querySelector(".skip-link")?.addEventListener("click", (e) => {
   document.querySelector("#controls input:not([type=hidden]), #controls select")?.focus();
 });
 
-// A link out of a page is a scenario link: on a room's /join/CODE page (a follower's; the
-// presenter's copies the join link, js/room.js) it is the lab's own address with the
-// scenario, which works after the room has ended; a tour's step is kept, a presenter's key never.
-function scenarioLink() {
-  const hash = location.hash.startsWith("#tour=") ? location.hash : "";
-  return location.origin + "/" + spec.name + location.search + hash;
-}
+// Copy link copies the link to what is on screen (js/links.js): on a room's /join/CODE page,
+// presenter's or follower's, the lab's own page of the scenario, which outlives the room (the
+// room's bar has its own "Copy join link").
 document.getElementById("copy-link")?.addEventListener("click", async () => {
   const status = document.getElementById("status");
   try {
-    await navigator.clipboard.writeText(scenarioLink());
+    await navigator.clipboard.writeText(scenarioLink(spec));
     status.textContent = "Link copied.";
   } catch {
     status.textContent = "Copy the address bar to share this view.";

@@ -1,11 +1,12 @@
-// Export, and the one owner of the links to the scenario on show: its data as CSV and JSON
-// (the API's URLs of its canonical query), the JSON link under the controls, the compare view
-// with this scenario as A and B and the embed snippet, all kept up to date as the scenario and
-// the address change; and each chart as a PNG image (its title, the scenario, its legend and
+// Export: the links to the scenario on show — its data as CSV and JSON (the API's URLs of its
+// canonical query), the JSON link under the controls, the compare view with this scenario as A
+// and B and the embed snippet, all made from js/links.js's query and page of what is on screen
+// and kept up to date as the scenario and the address change; and each chart as a PNG image (its title, the scenario, its legend and
 // panels drawn onto one canvas). The embed snippet's frame is as tall as the embed view of the
 // scenario: the lab page loads that view out of sight and the view reports its height
 // (wireEmbedView), so no snippet cuts through a chart.
 import { encode } from "./params.js";
+import { shownQuery, scenarioPath } from "./links.js";
 import { paramValue } from "./format.js";
 import { pictureValues } from "./status.js";
 
@@ -33,8 +34,7 @@ export function wireExport(state) {
   let measured = { query: null, height: 0 }; // the embed view's height for a query
   let measuring = null; // {query, cancel}: the one measurement under way
   const update = () => {
-    // The address holds the last valid scenario (history.js); fall back to the state's.
-    const q = location.pathname.endsWith("/" + name) ? location.search.slice(1) : encode(state.spec, state.scenario);
+    const q = shownQuery();
     const query = q ? "?" + q : "";
     setHref("csv-download", `/api/v1/${name}.csv${query}`);
     setHref("json-download", `/api/v1/${name}${query}`);
@@ -42,7 +42,7 @@ export function wireExport(state) {
     setAttr("csv-download", "download", fileName(`/${name}${query}`, "csv"));
     setAttr("json-download", "download", fileName(`/${name}${query}`, "json"));
     setHref("json-link", `/api/v1/${name}${query}`);
-    const page = `/${name}${query}`;
+    const page = scenarioPath(state.spec, q);
     setHref("compare-link", `/compare?a=${encodeURIComponent(page)}&b=${encodeURIComponent(page)}`);
     const code = document.getElementById("embed-code");
     const box = document.getElementById("embed-box");
@@ -199,7 +199,7 @@ export function pngCaption(state) {
   const values = state.run.picture ? pictureValues(state, state.run.picture) : state.scenario;
   const q = encode(spec, values);
   const title = document.querySelector(".lab-head h1")?.textContent.trim() || spec.name;
-  return [`${title} — ${scenarioWords(spec, values)}`, `${location.origin}/${spec.name}${q ? "?" + q : ""}`];
+  return [`${title} — ${scenarioWords(spec, values)}`, location.origin + scenarioPath(spec, q)];
 }
 
 // wrap breaks text into lines no wider than width in the context's font, between words; a

@@ -1,5 +1,7 @@
 // The front page's "Join a room" box: a code typed as read off the presenter's screen opens
-// its room's page; a code that names no room gets a clear message beside the box.
+// its room's page — of a room that has ended, the scenario it showed last, with a note that it
+// has ended (the server's answer to its join link); a code that names no room gets a clear
+// message beside the box.
 const form = document.getElementById("join-room");
 const input = document.getElementById("join-code");
 const out = document.getElementById("join-error");
@@ -26,12 +28,15 @@ form?.addEventListener("submit", async (e) => {
     show("The server cannot be reached; try again.");
     return;
   }
-  if (resp.ok) {
+  let body = {};
+  if (!resp.ok) {
+    try { body = await resp.json(); } catch { /* not JSON */ }
+  }
+  if (resp.ok || (resp.status === 404 && body.url)) {
     location.assign(`/join/${encodeURIComponent(code)}`);
     return;
   }
-  let msg = "";
-  try { msg = (await resp.json()).error || ""; } catch { /* not JSON */ }
+  const msg = body.error || "";
   show(resp.status === 404
     ? `There is no room with the code ${code}: it has ended, or the code is mistyped.`
     : `Cannot join ${code}: ${msg || resp.statusText}.`);

@@ -13,12 +13,19 @@
 // presenter has gone and when it is back; the presenter can end the room, and present again.
 // A follower's controls take no input, so a text summary of the scenario, kept current, is
 // what a screen reader reads. Protocol: see the api package documentation.
+//
+// Links out of a room are scenario links (js/links.js): Copy link and the export links give
+// the lab's own page of the scenario, never /join/CODE, which dies with the room; only the
+// room's bar offers the join link. A room that ends sends its pages to its scenario: an open
+// page takes the scenario's address, and the server answers a join link kept after the end
+// with a redirect there, "#ended=CODE" added, which this page reads to say the room has ended.
 import { Stream } from "./stream.js";
 import { decode, encode, canonical } from "./params.js";
 import { paramValue } from "./format.js";
 import { el } from "./dom.js";
 import { readFragment, setFragment } from "./fragment.js";
 import { ClassAnswers } from "./answers.js";
+import { scenarioAddress, scenarioPath } from "./links.js";
 
 // keyName is where a tab keeps a room's presenter key.
 const keyName = (code) => `playground-room-key:${code}`;
@@ -248,7 +255,7 @@ export function wireRoom(state, stream, results, tour) {
     const res = await fetch("/api/v1/rooms", {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ url: "/" + spec.name + (q ? "?" + q : "") }),
+      body: JSON.stringify({ url: scenarioPath(spec, q) }),
     });
     const r = await res.json();
     if (!res.ok) throw new Error(r.error || res.statusText);
@@ -275,7 +282,10 @@ export function wireRoom(state, stream, results, tour) {
     }
   });
 
-  if (!spec.room) return false;
+  if (!spec.room) {
+    endedNote();
+    return false;
+  }
   if (presentBtn) presentBtn.hidden = true;
   start(spec.room, takeKey(spec.room));
   return true;
@@ -296,18 +306,6 @@ export function wireRoom(state, stream, results, tour) {
     // A tour ended without a change of scenario: the room's step is cleared all the same.
     if (tour) tour.onEnd = () => { if (room.presenting && room.query !== null) room.send(room.query); };
     if (window.__playground) window.__playground.room = room;
-    // The presenter's "Copy link" copies the join link, never the key.
-    document.addEventListener("click", async (e) => {
-      if (!room.presenting || !e.target.closest?.("#copy-link")) return;
-      e.stopImmediatePropagation();
-      const status = document.getElementById("status");
-      try {
-        await navigator.clipboard.writeText(location.origin + location.pathname + location.search);
-        status.textContent = "Join link copied.";
-      } catch {
-        status.textContent = "Copy the join link shown above.";
-      }
-    }, true);
     // Someone who is to follow shows the room's scenario without driving it from the start.
     if (!key) state.setFollowing(true);
     // A page left for another stays in the back-forward cache with its socket open, and would
@@ -327,15 +325,28 @@ export function wireRoom(state, stream, results, tour) {
       follow();
     } else if (what === "ended") {
       note = "This room has ended. Explore on your own.";
-      // The address becomes the scenario's: /join/CODE would be a dead end on reload or
-      // when shared (the room is gone), the lab's own URL shows the same scenario.
-      if (location.pathname !== "/" + spec.name) history.replaceState(history.state, "", "/" + spec.name + location.search + (location.hash.startsWith("#tour=") ? location.hash : ""));
+      // The address becomes the scenario's (its tour step kept): the lab's own page shows the
+      // same scenario, and outlives the room.
+      history.replaceState(history.state, "", scenarioAddress(spec));
       detach();
     } else if (room.presenting) {
       if (state.view.following) state.setFollowing(false);
       if (room.room && room.foreign(room.room)) take(room.room); // another presenter window moved
     } else if (!room.detached && !room.key) follow(); // a presenter's page waits for its "present" answer
     render();
+  }
+
+  // endedNote: a page the server sent here from the join link of a room that has ended
+  // (#ended=CODE) says so, and takes the marker out of its address, which is then the
+  // scenario's own, to share.
+  function endedNote() {
+    const code = readFragment().ended;
+    if (code === undefined) return;
+    setFragment({ ended: null });
+    if (!/^[A-HJ-NP-Z2-9]{6}$/.test(code)) return; // not a join code: nothing to say
+    bar.hidden = false;
+    bar.replaceChildren(el("p", { class: "room-line room-ended", role: "status" },
+      `Room ${code} has ended. This is the scenario it showed last: explore it on your own, or present it again.`));
   }
 
   // follow shows the room's scenario and tour step.
