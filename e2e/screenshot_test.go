@@ -14,8 +14,10 @@ import (
 // projector's 1280×720 (docs/page-1280.png), in the dark theme (page-dark.png), on a 390×844
 // phone (page-390.png), the jitter tour's first step in projector view at 1920×1080
 // (projector-1920.png) and the front page at 1280×720, light and dark (front-1280.png,
-// front-dark.png: the previews follow the theme). Run with
-// PLAYGROUND_SCREENSHOT=1.
+// front-dark.png: the previews follow the theme); and what issue 30 fixed, at 1280×720: a
+// table projected with its "Project this" button (projector-table-1280.png), small multiples
+// projected (projector-multiples-1280.png) and writes over time at cap=1h
+// (timeline-cap1h-1280.png). Run with PLAYGROUND_SCREENSHOT=1.
 func TestScreenshot(t *testing.T) {
 	if os.Getenv("PLAYGROUND_SCREENSHOT") != "1" {
 		t.Skip("set PLAYGROUND_SCREENSHOT=1 to write docs/page-*.png")
@@ -27,13 +29,17 @@ func TestScreenshot(t *testing.T) {
 		mobile        bool
 		url           string
 		dark, project bool
+		focus         string // a chart or table to project with its "Project this" button
 	}{
-		{"page-1280.png", 1280, 720, false, "/backoff", false, false},
-		{"page-dark.png", 1280, 720, false, "/backoff", true, false},
-		{"page-390.png", 390, 844, true, "/backoff", false, false},
-		{"projector-1920.png", 1920, 1080, false, "/backoff?strategies=none,exponential#tour=jitter/1", false, true},
-		{"front-1280.png", 1280, 720, false, "/", false, false},
-		{"front-dark.png", 1280, 720, false, "/", true, false},
+		{"page-1280.png", 1280, 720, false, "/backoff", false, false, ""},
+		{"page-dark.png", 1280, 720, false, "/backoff", true, false, ""},
+		{"page-390.png", 390, 844, true, "/backoff", false, false, ""},
+		{"projector-1920.png", 1920, 1080, false, "/backoff?strategies=none,exponential#tour=jitter/1", false, true, ""},
+		{"front-1280.png", 1280, 720, false, "/", false, false, ""},
+		{"front-dark.png", 1280, 720, false, "/", true, false, ""},
+		{"projector-table-1280.png", 1280, 720, false, "/loadbalance", false, false, "table-policies"},
+		{"projector-multiples-1280.png", 1280, 720, false, "/loadbalance", false, false, "chart-cpu_hist"},
+		{"timeline-cap1h-1280.png", 1280, 720, false, "/backoff?cap=1h", false, false, "chart-timeline"},
 	} {
 		t.Run(vp.name, func(t *testing.T) {
 			ctx := MustOpenTab(t)
@@ -60,6 +66,9 @@ func TestScreenshot(t *testing.T) {
 				waitFor(t, ctx, `document.documentElement.classList.contains("presenting")`)
 				waitDrawn(t, ctx)
 				waitFor(t, ctx, `new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+			}
+			if vp.focus != "" {
+				project(t, ctx, vp.focus)
 			}
 			buf, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 			if err != nil {
