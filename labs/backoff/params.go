@@ -51,7 +51,7 @@ var Params = param.Set{
 	{Name: "latency_mean", Group: "Advanced", Label: "Latency mean", Kind: param.Duration, Default: "10ms", Min: 0, Max: 1000, Step: 0.1, Unit: "ms",
 		Help: "Mean one-way network delay."},
 	{Name: "latency_sd", Group: "Advanced", Label: "Latency sd", Kind: param.Duration, Default: "2ms", Min: 0, Max: 1000, Step: 0.1, Unit: "ms",
-		Help: "Standard deviation of the one-way delay (the post's variance of 4ms)."},
+		Help: "Standard deviation of the one-way delay: 2 ms by default, as in Marc Brooker's simulator for “Exponential Backoff and Jitter”, whose post calls it a variance of 4ms."},
 	{Name: "trials", Group: "Advanced", Label: "Trials", Kind: param.Int, Default: "100", Min: 1, Max: 1000, Step: 1,
 		Help: "Simulations averaged per point."},
 	{Name: "seed", Group: "Advanced", Label: "Seed", Kind: param.Int, Default: "1", Min: 0, Max: 1<<53 - 1, Step: 1, Random: true,

@@ -47,6 +47,25 @@ var quotes = []labtest.Quote{
 	{In: "tour:jitter/5", Says: "(6,277 against", Scenario: "strategies=exponential,full&clients=500&sweep=off", Measure: strategy("full", writes)},
 	{In: "tour:jitter/5", Says: "against 24,391)", Scenario: "strategies=exponential,full&clients=500&sweep=off", Measure: strategy("exponential", writes)},
 	{In: "tour:jitter/5", Says: "57% fewer at 100 clients", Scenario: "strategies=exponential,full&sweep=off", Measure: strategy("full", fewer)},
+
+	// The parameters', charts', tables' and notes' figures are definitions: the two conventions
+	// for counting retries and the formulas of the schedule.
+	{In: "help:base", Says: "the first retry is attempt 1", Why: "the definition of Brooker's simulator's convention (World's attempt count)"},
+	{In: "help:base", Says: "decorrelated between a and 3a", Why: "the definition of decorrelated jitter, min(cap, U(a, 3·prev)) with prev = a at first (algorithms/backoff.Decorrelated)"},
+	{In: "help:base", Says: "its retry 1 sleeps a", Why: "the definition of the Qiita post's convention, t_n = a·r^(n−1)"},
+	{In: "help:multiplier", Says: "(r−1)·elapsed time", Why: "the formula t_(n+1) = a + (r−1)·T_n, without the a"},
+	{In: "help:latency_sd", Says: "2 ms by default, as in Marc Brooker's simulator", Why: "the parameter's default, the standard deviation of Brooker's simulator's Net(10, 2)"},
+	{In: "help:latency_sd", Says: "a variance of 4ms", Why: "the post's own words for that spread, which the text names by title and author"},
+	{In: "chart:schedule", Says: "retry 1 sleeping the base", Why: "the definition of the Qiita post's convention"},
+	{In: "chart:schedule", Says: "t_n = min(cap, a·r^(n−1))", Why: "the formula of the schedule"},
+	{In: "chart:relation", Says: "t_(n+1) = a + (r−1)·T_n", Why: "the Qiita post's relation, an identity of the uncapped schedule"},
+	{In: "chart:relation", Says: "(r−1)·100%", Why: "the relation without the a, as a share"},
+	{In: "table:schedule", Says: "retry 1 sleeps a", Why: "the definition of the Qiita post's convention"},
+	{In: "table:schedule", Says: "the first retry being attempt 1", Why: "the definition of Brooker's simulator's convention"},
+	{In: "note:0", Says: "Two conventions", Why: "the two the note defines, Brooker's simulator's and the Qiita post's"},
+	{In: "note:0", Says: "the first retry already uses attempt 1", Why: "the definition of Brooker's simulator's convention"},
+	{In: "note:0", Says: "t_n = min(cap, a·r^(n−1))", Why: "the formula of the schedule"},
+	{In: "note:1", Says: "r = 1 + X/100 (r = 1.1 for 10%)", Why: "(r−1)·100% = X% solved for r, and its value at X = 10"},
 }
 
 // TestQuotes holds every figure the lab's texts quote to what its scenario measures, and every
