@@ -20,6 +20,7 @@ func ruleLab(name string) *lab.Lab {
 		}
 		return nil
 	}
+	l.Rules = []lab.Rule{{Params: []string{"m", "n"}, Text: "`m` ≤ `n`", Breaks: "n=2&m=3"}}
 	return l
 }
 
@@ -88,12 +89,21 @@ func TestRegistryChecksRules(t *testing.T) {
 	badDefaults.Params[1].Default = "20" // m = 20 > n = 10
 	badTour := ruleLab("t")
 	badTour.Tours = []lab.Tour{{Name: "x", Title: "X", Steps: []lab.Step{{Title: "s", Text: "t", URL: "/t?n=2"}}}}
+	unsaid := ruleLab("u") // a Check whose rules are not said in words
+	unsaid.Rules = nil
+	noExample := ruleLab("e")
+	noExample.Rules[0].Breaks = ""
+	stranger := ruleLab("s")
+	stranger.Rules[0].Params = []string{"m", "k"}
 	for _, tt := range []struct {
 		l    *lab.Lab
 		want string
 	}{
 		{badDefaults, "the defaults break a rule: m must be at most n (10), got 20"},
 		{badTour, "m must be at most n (2), got 3"},
+		{unsaid, "declares none in words (Rules)"},
+		{noExample, "a query that breaks it"},
+		{stranger, `names "k", which is no parameter`},
 	} {
 		func() {
 			defer func() {

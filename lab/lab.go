@@ -43,6 +43,11 @@ type Lab struct {
 	// adjusts one parameter to fit another), and [NewRegistry] checks that the defaults and
 	// every tour step keep the rules.
 	Check func(param.Values) error
+	// Rules says in words each rule Check enforces, with the parameters its error names, for
+	// the generated parameter reference (playground help -format markdown): the one place a
+	// rule is described. [NewRegistry] refuses a Check without Rules, and
+	// labtest.CheckRules fails on a rule Check enforces that no Rule declares.
+	Rules []Rule
 
 	// Cost estimates the work a scenario needs, in work units (see [Lab.CheckBudget]), checked
 	// against the server's work budget before the run starts. CostParams names the

@@ -25,6 +25,12 @@ func WriteMarkdown(w io.Writer, labs []*Lab) error {
 		for _, sp := range l.Params {
 			fmt.Fprintf(&b, "| `%s` | %s | `%s` | %s | %s |\n", sp.Name, sp.Kind, sp.Default, cell(rangeOf(sp)), cell(sp.Help))
 		}
+		if len(l.Rules) > 0 {
+			b.WriteString("\nRules across parameters (a query that breaks one gets an error naming its parameters):\n\n")
+			for _, r := range l.Rules {
+				fmt.Fprintf(&b, "- %s (`?%s` breaks it)\n", r.Text, r.Breaks)
+			}
+		}
 		if len(l.RefusedEnds) > 0 {
 			fmt.Fprintf(&b, "\nRefused at the other defaults for the work or memory they need (with a value that fits): `%s`.\n",
 				strings.Join(l.RefusedEnds, "`, `"))

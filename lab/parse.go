@@ -6,6 +6,17 @@ import (
 	"github.com/resilience-playground/playground/param"
 )
 
+// A Rule is one rule across parameters that a lab's Check enforces, in words.
+type Rule struct {
+	// Params are the parameters the rule's error names ([Relation]), in its order.
+	Params []string
+	// Text states the rule, naming its parameters in backquotes: "`cap` ≥ `base`".
+	Text string
+	// Breaks is a query that breaks the rule and no other ("cap=1ms&base=10ms"), which
+	// labtest.CheckRules holds Check to refuse naming Params.
+	Breaks string
+}
+
 // Relation returns the error of a rule across parameters: msg says what the parameters must
 // satisfy and what they are ("subset must be at most backends (300), got 400"); params are
 // the parameters the rule spans, the one to change first at the front.

@@ -25,6 +25,9 @@ func NewRegistry(labs ...*Lab) *Registry {
 		if err := l.check(l.Params.Defaults()); err != nil {
 			panic(fmt.Sprintf("lab %s: the defaults break a rule: %v", l.Name, err))
 		}
+		if err := l.checkRules(); err != nil {
+			panic(fmt.Sprintf("lab %s: %v", l.Name, err))
+		}
 		if err := l.View.Check(l.Params); err != nil {
 			panic(fmt.Sprintf("lab %s: view: %v", l.Name, err))
 		}
@@ -79,6 +82,25 @@ func (l *Lab) CheckLabels() error {
 				return fmt.Errorf("lab %s: %s=%s and %s=%s share the label %q", l.Name, sp.Name, other, sp.Name, o, label)
 			}
 			seen[label] = o
+		}
+	}
+	return nil
+}
+
+// checkRules reports a Check without Rules, and a Rule without text or naming a parameter
+// the lab does not declare.
+func (l *Lab) checkRules() error {
+	if l.Check != nil && len(l.Rules) == 0 {
+		return fmt.Errorf("it has rules across parameters (Check) but declares none in words (Rules)")
+	}
+	for _, r := range l.Rules {
+		if r.Text == "" || r.Breaks == "" || len(r.Params) < 2 {
+			return fmt.Errorf("rule %q: a rule has a text and a query that breaks it, and spans two or more parameters", r.Text)
+		}
+		for _, n := range r.Params {
+			if _, ok := l.Params.Lookup(n); !ok {
+				return fmt.Errorf("rule %q names %q, which is no parameter", r.Text, n)
+			}
 		}
 	}
 	return nil

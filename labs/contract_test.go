@@ -40,6 +40,7 @@ func TestEveryLabKeepsTheContract(t *testing.T) {
 			if l.Cost != nil && len(l.CostParams) == 0 || l.Memory != nil && len(l.MemoryParams) == 0 {
 				t.Errorf("an estimate without the parameters that drive it: a refusal could name none")
 			}
+			labtest.CheckRules(t, l)
 			heavy.Test(t)
 			labtest.CheckView(t, l, viewScenarios(t, l)...)
 		})

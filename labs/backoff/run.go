@@ -39,6 +39,7 @@ func (r *runner) lab() *lab.Lab {
 			"decides how long, and the charts show when the writes happen and how many it takes until every client has succeeded.",
 		Params:       Params,
 		Check:        check,
+		Rules:        []lab.Rule{{Params: []string{"cap", "base"}, Text: "`cap` ≥ `base`", Breaks: "base=100ms&cap=10ms"}},
 		View:         view,
 		Tours:        tours,
 		Cost:         r.Cost,

@@ -38,8 +38,13 @@ func (r *runner) lab() *lab.Lab {
 			"“Site Reliability Engineering”, chapter 20, “Load Balancing in the Datacenter”. How each client picks its subset " +
 			"decides how the connections spread over the backends; how it picks a backend for each request decides how evenly " +
 			"their CPUs work when queries, machines and clients differ.",
-		Params:       params,
-		Check:        check,
+		Params: params,
+		Check:  check,
+		Rules: []lab.Rule{
+			{Params: []string{"subset", "backends"}, Text: "`subset` ≤ `backends`", Breaks: "backends=20"},
+			{Params: []string{"failing", "backends"}, Text: "`failing` ≤ `backends`", Breaks: "backends=20&subset=10&failing=30"},
+			{Params: []string{"failing", "event_share", "backends", "event"}, Text: "with an `event`, `failing` plus the backends it stops (`event_share` × `backends`, rounded, at least one) ≤ `backends`", Breaks: "backends=20&subset=10&failing=20&event=abrupt_stop"},
+		},
 		View:         view,
 		Tours:        tours,
 		Cost:         costOf,

@@ -42,8 +42,13 @@ func (r *runner) lab() *lab.Lab {
 			"“Distributed Rate-Limiting Algorithms”: the grey line is the exact count of admitted requests in the last window, " +
 			"the coloured one what each algorithm believes. Windows, logs and buckets keep different state per client, and " +
 			"instances behind a load balancer share it through a store; the table counts what each let through that the exact window would have refused.",
-		Params:       Params,
-		Check:        check,
+		Params: Params,
+		Check:  check,
+		Rules: []lab.Rule{
+			{Params: []string{"instances", "balancer"}, Text: "with `balancer=sticky`, `instances` = 1 (the client sits on one instance; the scale-out adds a second)", Breaks: "balancer=sticky&instances=4"},
+			{Params: []string{"instances_sweep", "latency_sweep"}, Text: "`instances_sweep` needs `latency_sweep` on (its lines are drawn on the latency sweep's chart)", Breaks: "instances_sweep=2:8:2"},
+			{Params: []string{"instances_sweep", "balancer"}, Text: "with `balancer=sticky`, `instances_sweep` is off", Breaks: "balancer=sticky&instances=1&latency_sweep=0:50:5&instances_sweep=2:8:2"},
+		},
 		View:         view,
 		Cost:         r.Cost,
 		CostBound:    CostBound,

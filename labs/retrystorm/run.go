@@ -40,8 +40,13 @@ func (r *runner) lab() *lab.Lab {
 			"circuit breakers”: a service with a fixed capacity queues the calls, so load raises latency and latency beyond " +
 			"the timeout becomes failure. Something goes wrong for a while — an outage, a capacity drop, a load spike — and " +
 			"each policy below meets it with the same arrivals. Watch what happens after the trigger ends.",
-		Params:       Params,
-		Check:        check,
+		Params: Params,
+		Check:  check,
+		Rules: []lab.Rule{
+			{Params: []string{"cap", "base"}, Text: "with a `backoff`, `cap` ≥ `base`", Breaks: "base=100ms&cap=10ms"},
+			{Params: []string{"trigger_start", "duration"}, Text: "with a `trigger`, `trigger_start` < `duration`", Breaks: "duration=1m&trigger_start=2m"},
+			{Params: []string{"service_time", "capacity", "service"}, Text: "with `service=queue`, `capacity` × `service_time` ≥ 0.5 (at least one worker)", Breaks: "capacity=1&service_time=100ms"},
+		},
 		View:         view,
 		Tours:        tours,
 		Cost:         costOf,
