@@ -61,11 +61,11 @@ var params = param.Set{
 	{Name: "subsetting", Label: "Subsetting", Kind: param.Enum, Options: subsettingNames, OptionLabels: subsettingOptions.Labels(), Default: "random",
 		Help: "How each client chooses its subset: random shuffle, the chapter's deterministic subsetting, rendezvous hashing (gRPC) or a deterministic aperture (Finagle). " +
 			"Deterministic is the chapter's code when the subset size divides the backends; otherwise it keeps the chapter's promise of counts within one, " +
-			"which its printed code breaks (300 clients, 300 backends, subsets of 7: the code gives 4 to 8 connections per backend, this lab exactly 7)."},
+			"which its printed code breaks (a note below the charts shows how)."},
 	{Name: "policy", Label: "Policies", Kind: param.EnumList, Options: policyNames, OptionLabels: policyOptions.Labels(), Default: "round_robin,least_loaded,weighted",
 		Help: "Load-balancing policies to compare; each sees the same subsets, machines and requests."},
 	{Name: "cost_spread", Label: "Query cost spread", Kind: param.Float, Default: "100", Min: 1, Max: 1000, Step: 1, Unit: "×", Log: true,
-		Help: "Most expensive query / cheapest (log-uniform between them, mean 0.4 s of CPU); the chapter saw 1000×."},
+		Help: "Most expensive query / cheapest (log-uniform between them, mean 0.4 s of CPU); Google's “Load Balancing in the Datacenter” reports 1000× and more."},
 	{Name: "machine_spread", Label: "Machine diversity", Kind: param.Float, Default: "1.5", Min: 1, Max: 4, Step: 0.05, Unit: "×",
 		Help: "Fastest machine / slowest (log-uniform between them, mean speed 1)."},
 	{Name: "antagonists", Label: "Antagonists", Kind: param.Float, Default: "0.1", Min: 0, Max: 1, Step: 0.01,
@@ -93,7 +93,7 @@ var params = param.Set{
 	{Name: "seed", Group: "Advanced", Label: "Seed", Kind: param.Int, Default: "1", Min: 0, Max: 1<<53 - 1, Step: 1, Random: true,
 		Help: "All randomness comes from the seed: the same seed gives the same numbers."},
 	{Name: "sweep", Group: "Advanced", Label: "Sweep of subset size", Kind: param.IntRange, Default: "off", Min: 1, Max: 1000, MaxLen: 50, On: "20:300:40",
-		Help: "Subset sizes for the spread-vs-subset-size charts, from:to:step (20:300:70, say), or off; sizes above the number of backends are not drawn. Each size simulates the first policy under random and deterministic subsetting (and the chosen one)."},
+		Help: "Subset sizes for the spread-vs-subset-size charts, from:to:step (20:300:40, say), or off; sizes above the number of backends are not drawn. Each size simulates the first policy under random and deterministic subsetting (and the chosen one)."},
 	{Name: "load_sweep", Group: "Advanced", Label: "Sweep of load", Kind: param.IntRange, Default: "off", Min: 1, Max: 200, MaxLen: 40, On: "50:100:10",
 		Help: "Offered loads, in % of the backends' capacity, for the latency-vs-load charts, from:to:step (50:100:10, say), or off. At each load every policy is simulated with the request rate scaled to it, everything else as it is; loads that would need a rate outside 0.1–100 a second are not drawn."},
 }

@@ -2,12 +2,16 @@ package loadbalance
 
 import (
 	"fmt"
+	"net/url"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/lab/labtest"
+	"github.com/resilience-playground/playground/param"
 )
 
 // Measures for the quotes.
@@ -94,25 +98,48 @@ var quotes = []labtest.Quote{
 		ps := policies(tb, r)
 		return fmt.Sprintf("least-loaded sends it %s requests, round robin %s and weighted round robin %s", failFast(ps["least_loaded"]), failFast(ps["round_robin"]), failFast(ps["weighted"]))
 	}},
-	{In: "chart:load_p99", Says: "round robin and random already fail 0.11% and 0.09% of the requests at 70%", Scenario: loadSheds, Measure: loadErrors(70, "round_robin", "random")},
-	{In: "chart:load_p99", Says: "0.81% and 0.83% at 80%", Scenario: loadSheds, Measure: loadErrors(80, "round_robin", "random")},
-	{In: "chart:load_p99", Says: "weighted round robin 0.06% at 80%", Scenario: loadSheds, Measure: loadErrors(80, "weighted")},
-	{In: "chart:load_p99", Says: "least-loaded and two choices fail under 0.01% up to 100%", Scenario: loadSheds, Measure: func(tb testing.TB, r *lab.Result) string {
-		for _, p := range []string{"least_loaded", "p2c"} {
-			for _, pt := range r.Summary["load_sweep"].(map[string][]loadPoint)[p] {
-				if pt.LoadPct <= 100 && pt.ErrorPct >= 0.01 {
-					return fmt.Sprintf("%s fails %.2f%% at %.0f%%", p, pt.ErrorPct, pt.LoadPct)
-				}
-			}
-		}
-		return "under 0.01% up to 100%"
-	}},
-	{In: "chart:load_p99", Says: "(3.96% and 4.34% at 110%)", Scenario: loadSheds, Measure: loadErrors(110, "least_loaded", "p2c")},
+	{In: "help:failing", Says: "At 50 clients, 50 backends, deterministic subsetting with subsets of 5, 30 s and one fail-fast backend", Why: "the settings of the scenario the sentence measures"},
+	{In: "help:failing", Says: "spread over subsets of 30", Why: "the default subset size"},
+
+	{In: "chart:load_p99", Says: "The 99th percentile", Why: "what the chart draws"},
+	{In: "chart:load_p99", Says: "and p99 with them", Why: "the 99th percentile, as the help's first sentence defines it"},
+	{In: "chart:load_p99", Says: "(50:110:5)", Why: "the sweep the sentence measures, its load_sweep"},
+	{In: "chart:load_p99", Says: "0.01% of the requests or more fail from 65% of capacity under round robin and random", Scenario: loadSheds, Measure: failingFrom(0.01, "round_robin", "random")},
+	{In: "chart:load_p99", Says: "(0.81% and 0.83% at 80%)", Scenario: loadSheds, Measure: loadErrors(80, "round_robin", "random")},
+	{In: "chart:load_p99", Says: "from 75% under weighted round robin", Scenario: loadSheds, Measure: failingFrom(0.01, "weighted")},
+	{In: "chart:load_p99", Says: "(0.06% at 80%)", Scenario: loadSheds, Measure: loadErrors(80, "weighted")},
+	{In: "chart:load_p99", Says: "only from 105% under least-loaded and two choices", Scenario: loadSheds, Measure: failingFrom(0.01, "least_loaded", "p2c")},
+	{In: "chart:load_p99", Says: "(0.20% and 0.88% there)", Scenario: loadSheds, Measure: loadErrors(105, "least_loaded", "p2c")},
 }
 
 // loadSheds is the scenario of the load sweep's figures on shedding: the defaults with every
-// policy, swept from 70% to 110% of capacity.
-const loadSheds = "policy=round_robin,least_loaded,weighted,random,p2c&load_sweep=70:110:10"
+// policy, swept from 50% to 110% of capacity.
+const loadSheds = "policy=round_robin,least_loaded,weighted,random,p2c&load_sweep=50:110:5"
+
+// failingFrom returns the load of the sweep from which at least pct% of the policies'
+// requests fail, at that load and at every higher one, as the load chart's help writes it:
+// "from 65%". Policies that start at different loads, or fail at some load and not at a
+// higher one, give a figure the help cannot state.
+func failingFrom(pct float64, policies ...string) func(testing.TB, *lab.Result) string {
+	return func(tb testing.TB, r *lab.Result) string {
+		var out []string
+		for _, p := range policies {
+			from := "nowhere"
+			for _, pt := range r.Summary["load_sweep"].(map[string][]loadPoint)[p] {
+				if pt.ErrorPct >= pct && from == "nowhere" {
+					from = fmt.Sprintf("%.0f%%", pt.LoadPct)
+				} else if pt.ErrorPct < pct && from != "nowhere" {
+					from = fmt.Sprintf("%s, but under %g%% at %.0f%%", from, pct, pt.LoadPct)
+					break
+				}
+			}
+			if !slices.Contains(out, from) {
+				out = append(out, from)
+			}
+		}
+		return "from " + strings.Join(out, " and ")
+	}
+}
 
 // loadErrors returns the load sweep's error shares of the policies at load pct, as the load
 // chart's help writes them: "0.11% and 0.09%".
@@ -135,5 +162,105 @@ func loadErrors(pct float64, policies ...string) func(testing.TB, *lab.Result) s
 func TestQuotes(t *testing.T) {
 	t.Parallel() // beside the package's other heavy tests, after its memory tests (which measure the process's heap)
 	heavy.Test(t)
-	labtest.CheckQuotes(t, Lab(), append(append(quotes, sweepQuotes...), answerQuotes...))
+	labtest.CheckQuotes(t, Lab(), slices.Concat(quotes, modelQuotes, sweepQuotes, answerQuotes))
+}
+
+// modelQuotes are the figures the texts take from the model's constants, the parameters'
+// ranges and definitions. Where a constant gives the figure, Says is written from it, so that a
+// changed constant fails the quote until its text follows.
+var modelQuotes = []labtest.Quote{
+	{In: "note:0", Says: fmt.Sprintf("(mean %s on a machine of speed 1)", secs(meanCost)), Why: "meanCost, the model's mean query cost; speed 1 is the mean machine's"},
+	{In: "note:0", Says: fmt.Sprintf("every backend has %s cores", numberWord(cores)), Why: "cores, the model's cores per backend"},
+	{In: "note:0", Says: fmt.Sprintf("(refusing requests when %d are waiting)", queueLimit), Why: "queueLimit, the model's queue length"},
+	{In: "note:0", Says: fmt.Sprintf("slowed by up to %g%% while an antagonist", 100*antagonistSlow), Why: "antagonistSlow, the most an antagonist slows its backend"},
+	{In: "help:antagonists", Says: fmt.Sprintf("slowed by up to %g%% for %s", 100*antagonistSlow, secs(antagonistSpan)), Why: "antagonistSlow and antagonistSpan, the model's antagonists"},
+	{In: "help:event", Says: "A third of the way through", Why: "the event's time, a third of the duration (scenario.env)"},
+	{In: "help:event", Says: fmt.Sprintf("after a lame-duck period (%s)", secs(grace)), Why: "grace, the model's lame-duck period"},
+	{In: "help:event", Says: fmt.Sprintf("They restart %s later and warm up at %s speed for %s.", secs(downtime), ratioWord(warmSlowdown), secs(warmup)),
+		Why: "downtime, warmSlowdown and warmup, the model's restart"},
+	{In: "help:cost_spread", Says: fmt.Sprintf("mean %s of CPU", secs(meanCost)), Why: "meanCost, the model's mean query cost"},
+	{In: "help:cost_spread", Says: "Google's “Load Balancing in the Datacenter” reports 1000× and more", Why: "the chapter's own figure, named by its title"},
+	{In: "help:machine_spread", Says: "mean speed 1", Why: "the definition of a machine's speed: machines are scaled to mean 1 (scenario.env)"},
+	{In: "help:count_errors", Says: "two-choices", Why: "the policy's name, power of two choices"},
+	{In: "help:sweep", Says: fmt.Sprintf("(%s, say)", mustParam("sweep").On), Why: "an example of the syntax: the sweep its switch turns on"},
+	{In: "help:load_sweep", Says: fmt.Sprintf("(%s, say)", mustParam("load_sweep").On), Why: "an example of the syntax: the sweep its switch turns on"},
+	{In: "help:load_sweep", Says: fmt.Sprintf("a rate outside %g–%g a second", mustParam("rate").Min, mustParam("rate").Max), Why: "the request rate's range"},
+	{In: "chart:cpu_hist", Says: fmt.Sprintf("Backends per %g%% of utilisation", cpuBin), Why: "cpuBin, the histogram's bin"},
+	{In: "chart:latency", Says: "a line crosses 50% at its p50 and 99% at its p99", Why: "the definition of a percentile"},
+	{In: "chart:latency", Says: bucketSays, Why: "latencyBuckets, the histogram's buckets per octave, and the width they give"},
+	{In: "chart:sweep_p99", Says: "The 99th percentile", Why: "what the chart draws"},
+	{In: "chart:connections", Says: "or two neighbouring numbers", Why: "deterministic subsetting's promise of counts within one (TestDeterministicProseNotCode, the subset package's tests)"},
+	{In: "table:policies", Says: "p50 and p99: latency percentiles", Why: "the definition of the columns"},
+	{In: "table:policies", Says: bucketSays, Why: "latencyBuckets, the histogram's buckets per octave, and the width they give"},
+	{In: "table:rounds", Says: fmt.Sprintf("Shown for up to %d clients and %d backends.", roundsMaxClients, roundsMaxBackends), Why: "roundsMaxClients and roundsMaxBackends, the largest table shown"},
+	{In: "note:3", Says: "its two edge backends", Why: "an aperture's two ends, the definition"},
+
+	{In: "note:2", Says: "deterministic subsets of 7 at the default 300 clients and 300 backends", Why: "the settings of the scenario the sentence measures"},
+	{In: "note:2", Says: "(42 subsets a round, 6 backends left out each time)", Scenario: sevens, Measure: func(tb testing.TB, r *lab.Result) string {
+		s := scenarioIn(tb, r)
+		return fmt.Sprintf("%d subsets a round, %d backends left out", s.Backends/s.Subset, s.Backends%s.Subset)
+	}},
+	{In: "note:2", Says: "the code gives 4 to 8 connections per backend", Scenario: sevens, Measure: func(tb testing.TB, r *lab.Result) string {
+		s := scenarioIn(tb, r)
+		c := chapterCode(s.Seed, s.Clients, s.Backends, s.Subset)
+		return fmt.Sprintf("%d to %d connections", c.Min, c.Max)
+	}},
+	{In: "note:2", Says: "deterministic subsets of 7 give exactly 7 each", Scenario: sevens, Measure: func(tb testing.TB, r *lab.Result) string {
+		c := connSummary(tb, r)
+		if c.Min != c.Max {
+			return fmt.Sprintf("%d to %d", c.Min, c.Max)
+		}
+		return fmt.Sprintf("of 7 give exactly %d each", c.Max)
+	}},
+}
+
+// sevens is the scenario of the note on deterministic subsetting's printed code: subsets of 7,
+// which do not divide the default 300 backends.
+const sevens = "subset=7&subsetting=deterministic"
+
+// bucketSays is the latency histogram's bucket as the latency chart and the policies table
+// write it.
+var bucketSays = fmt.Sprintf("1/%d of an octave (about %.1f%%)", latencyBuckets, 100*bucketWidth)
+
+// secs writes d in seconds, as the texts do: "10 s".
+func secs(d time.Duration) string { return fmt.Sprintf("%g s", d.Seconds()) }
+
+// numberWord writes a small count as the texts do, in a word.
+func numberWord(n int) string {
+	words := []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"}
+	if n < 0 || n >= len(words) {
+		return fmt.Sprint(n)
+	}
+	return words[n]
+}
+
+// ratioWord writes a factor as the texts do: 0.5 is "half".
+func ratioWord(x float64) string {
+	if x == 0.5 {
+		return "half"
+	}
+	return fmt.Sprintf("%g×", x)
+}
+
+// mustParam returns the lab's parameter named name.
+func mustParam(name string) param.Spec {
+	sp, ok := params.Lookup(name)
+	if !ok {
+		panic("no parameter " + name)
+	}
+	return sp
+}
+
+// scenarioIn returns the typed scenario r was run on.
+func scenarioIn(tb testing.TB, r *lab.Result) scenario {
+	tb.Helper()
+	u, err := url.Parse(r.URL)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	v, err := params.ParseQuery(u.RawQuery)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return scenarioOf(v)
 }
