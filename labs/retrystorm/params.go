@@ -92,15 +92,14 @@ var (
 var Params = param.Set{
 	{Name: "policies", Label: "Policies", Kind: param.EnumList, Options: Policies, OptionLabels: policyOptions.Labels(),
 		Default: "none,retries,adaptive,budget,circuit",
-		Help: "Retry policies to compare, each with its project's defaults; each sees the same arrivals, network and service, attempt by attempt. " +
-			"Retry token bucket: Brooker's, 0.1 token a request, at most 5, a retry takes 1 while more than 1 is left. " +
-			"gRPC throttling: gRFC A6's example, 10 tokens, a failure takes 1, a success gives 0.1, no retry at 5 or fewer. " +
-			"AWS SDK quota: the standard mode's 500 tokens, a retry takes 5 (10 after a timeout), a success gives 1 back " +
-			"(aws-sdk-go-v2 1.48 moved to 14 a retry). " +
-			"Retry budget: Finagle's and Linkerd's, retries up to the budget ratio of the requests of the last 10 s plus the floor. " +
-			"Retry breaker: Brooker's, no retry while failed attempts exceed a tenth of the requests. " +
-			"Circuit breaker: resilience4j's, opens at 50% failures over 100 calls, refuses every call for 60 s, then lets 10 through to decide. " +
-			"Client-side throttling: the SRE book's, refuses locally with probability (requests − 2·accepts)/(requests + 1) over 2 minutes."},
+		Help: "Retry policies to compare, each with its source's defaults; each sees the same arrivals, network and service, attempt by attempt. " +
+			"Retry token bucket and retry breaker: Marc Brooker's, from “Fixing retries with token buckets and circuit breakers”: each request adds 0.1 token to a bucket of 5 and a retry takes 1 while more than 1 is left; " +
+			"the breaker allows no retry while failed attempts exceed a tenth of the requests. " +
+			"gRPC throttling: the example of gRFC A6, “gRPC Retry Design”: 10 tokens, a failure takes 1, a success gives back 0.1, no retry at half or less. " +
+			"AWS SDK quota: the AWS SDKs' standard retry mode: 500 tokens, a retry takes 5 (10 after a timeout), a success gives back 1. " +
+			"Retry budget: Finagle's and Linkerd's, with the Budget ratio and floor. " +
+			"Circuit breaker: resilience4j's: opens at 50% failures of the last 100 calls, then refuses every call for 60 s. " +
+			"Client-side throttling: from the SRE book, Google's “Site Reliability Engineering”: refuses requests locally as they outnumber twice the accepted ones over two minutes."},
 	{Name: "retries", Label: "Retries N", Kind: param.Int, Default: "3", Min: 0, Max: 10, Step: 1,
 		Help: "Most retries per request, under every policy but No retries; the budgets and breakers may allow fewer."},
 	{Name: "trigger", Label: "Trigger", Kind: param.Enum, Options: triggerOptions.Names(), OptionLabels: triggerOptions.Labels(), Default: "outage",
@@ -142,9 +141,10 @@ var Params = param.Set{
 	{Name: "queue_limit", Group: "Advanced", Label: "Queue limit", Kind: param.Int, Default: "1000", Min: 1, Max: 100000, Step: 1, Log: true, Applies: whenLimit,
 		Help: "Calls at the service (waiting or in service) beyond which it refuses new ones."},
 	{Name: "budget_ratio", Group: "Advanced", Label: "Budget ratio", Kind: param.Float, Default: "0.2", Min: 0, Max: 1, Step: 0.01, Applies: whenBudget,
-		Help: "The retry budget's share: retries may be this share of the requests of the last 10 s (Finagle, Linkerd and Envoy: 20%; the SRE book's per-client budget: 10%)."},
+		Help: "The retry budget's share: a client's retries may be this share of its requests of the last 10 s, plus the floor. " +
+			"Finagle's RetryBudget and Linkerd allow 20%, Envoy's retry budget 20% of the requests in flight; Google's “Site Reliability Engineering” keeps a client's retries below 10% of its requests."},
 	{Name: "budget_floor", Group: "Advanced", Label: "Budget floor", Kind: param.Int, Default: "10", Min: 0, Max: 1000, Step: 1, Unit: "/s", Applies: whenBudget,
-		Help: "Retries a second each client may make whatever its requests (Finagle and Linkerd: 10)."},
+		Help: "Retries a second each client may make whatever its requests (Finagle's RetryBudget and Linkerd: 10)."},
 	{Name: "duration", Group: "Advanced", Label: "Duration", Kind: param.Duration, Default: "1m", Min: 1000, Max: 300000, Step: 1000, Unit: "ms",
 		Help: "Simulated time during which requests arrive; every request then runs to its end."},
 	{Name: "seed", Group: "Advanced", Label: "Seed", Kind: param.Int, Default: "1", Min: 0, Max: 1<<53 - 1, Step: 1, Random: true,
@@ -152,7 +152,7 @@ var Params = param.Set{
 	{Name: "sweep", Group: "Advanced", Label: "Sweep of failure", Kind: param.IntRange, Default: "off", Min: 0, Max: 100, MaxLen: 21, On: "0:100:10",
 		Help: "Failure shares, in %, for the amplification-vs-failure charts, from:to:step, or off. Each point runs this scenario with an outage that fails that share of the calls over the trigger's window."},
 	{Name: "client_sweep", Group: "Advanced", Label: "Sweep of clients", Kind: param.IntRange, Default: "off", Min: 1, Max: 1000, MaxLen: 12, On: "10:1000:90",
-		Help: "Client counts, at the same total rate, for the amplification-vs-clients charts, from:to:step (10:1000:90 has 10, 100 and 1,000), or off."},
+		Help: "Client counts, at the same total rate, for the amplification-vs-clients charts, from:to:step (10:1000:90 is 10, 100, 190, … 1,000), or off."},
 }
 
 // check enforces the rules across the lab's parameters (see lab.Lab.Check).

@@ -2,6 +2,7 @@ package retrystorm
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -210,7 +211,70 @@ func quotes(tb testing.TB) []labtest.Quote {
 			}
 			return "recovers " + recovered(ps["adaptive"]) + " the spike ends"
 		}},
+
+		// The policies' production defaults, each from the source the text names.
+		{In: "help:policies", Says: "each request adds 0.1 token to a bucket of 5 and a retry takes 1 while more than 1 is left",
+			Why: "Brooker's simulator's AdaptiveRetryFactory(0.1, 5) for his post (retry.DefaultAdaptive)"},
+		{In: "help:policies", Says: "no retry while failed attempts exceed a tenth of the requests",
+			Why: "Brooker's simulator's CircuitBreakerRetryFactory(…, 0.1) (retry.DefaultBreakerThreshold)"},
+		{In: "help:policies", Says: "gRFC A6", Why: "the document's number"},
+		{In: "help:policies", Says: "10 tokens, a failure takes 1, a success gives back 0.1, no retry at half or less",
+			Why: "gRFC A6's example retryThrottling, maxTokens 10 and tokenRatio 0.1 (retry.DefaultGRPC)"},
+		{In: "help:policies", Says: "500 tokens, a retry takes 5 (10 after a timeout), a success gives back 1",
+			Why: "the standard retry mode's quota, as aws-sdk-go-v2 ships it up to v1.47.8 (retry.DefaultAWSConfig)"},
+		{In: "help:policies", Says: "resilience4j's", Why: "a project's name"},
+		{In: "help:policies", Says: "opens at 50% failures of the last 100 calls, then refuses every call for 60 s",
+			Why: "resilience4j's CircuitBreakerConfig defaults (retry.DefaultCircuitConfig)"},
+		{In: "help:policies", Says: "outnumber twice the accepted ones over two minutes",
+			Why: "the SRE book's K = 2 and its two-minute window (retry.DefaultThrottleK, DefaultThrottleWindow)"},
+		{In: "help:budget_ratio", Says: "of the last 10 s", Why: "Finagle's RetryBudget ttl, the lab's fixed window (retry.DefaultBudgetTTL)"},
+		{In: "help:budget_ratio", Says: "Finagle's RetryBudget and Linkerd allow 20%, Envoy's retry budget 20% of the requests in flight",
+			Why: "their defaults: Finagle's percentCanRetry 0.2 (as Linkerd's), Envoy's budget_percent 20"},
+		{In: "help:budget_ratio", Says: "keeps a client's retries below 10% of its requests", Why: "the SRE book's per-client retry budget"},
+		{In: "help:budget_floor", Says: "(Finagle's RetryBudget and Linkerd: 10)", Why: "Finagle's minRetriesPerSec default (as Linkerd's)"},
+
+		// Definitions: the parameters' ranges and syntax, the theory's formulas, the verdicts.
+		{In: "help:layers", Says: "1 is a client calling the service, 3 a client calling a tier calling a tier calling the service", Why: "the parameter's range, 1 to 3"},
+		{In: "help:backoff", Says: "min(cap, base·2^n) before retry n", Why: "the definition of exponential backoff, the first retry being n = 1 (world.failed)"},
+		{In: "help:service", Says: "(0.01 s per call in flight at 100/s)", Why: "1/capacity at a capacity of 100 a second: the 0.01 s × concurrency of Brooker's collapse simulator"},
+		{In: "help:client_sweep", Says: "(10:1000:90 is 10, 100, 190, … 1,000)", Scenario: "policies=adaptive&client_sweep=10:1000:90",
+			Measure: func(tb testing.TB, r *lab.Result) string {
+				var cs []string
+				for _, row := range r.Summary["client_sweep"].(map[string][]clientRow)["adaptive"] {
+					cs = append(cs, labtest.Thousands(row.Clients))
+				}
+				if len(cs) < 4 {
+					return strings.Join(cs, ", ")
+				}
+				return fmt.Sprintf("(10:1000:90 is %s, %s, %s, … %s)", cs[0], cs[1], cs[2], cs[len(cs)-1])
+			}},
+		{In: "chart:amplification", Says: "1 without retries and at most (N+1) per layer", Why: "the definition: one call per request without retries, N+1 attempts at most at each layer"},
+		{In: "chart:amplification", Says: "No retries reads 0.97 to 1.03", Measure: func(tb testing.TB, r *lab.Result) string {
+			lo, hi := seriesRange(tb, r, "amplification none")
+			return fmt.Sprintf("%.2f to %.2f", lo, hi)
+		}},
+		{In: "chart:amplification", Says: "N retries up to 4.61", Measure: func(tb testing.TB, r *lab.Result) string {
+			_, hi := seriesRange(tb, r, "amplification retries")
+			return fmt.Sprintf("up to %.2f", hi)
+		}},
+		{In: "chart:sweep_amp", Says: "1 + x + … + x^N per layer", Why: "the theory's formula (Brooker's post, theory in run.go)"},
+		{In: "chart:sweep_success", Says: "1 − x^(N+1) per layer", Why: "the theory's formula (theory in run.go)"},
+		{In: "table:load", Says: "((N+1) per layer)", Why: "the definition of the column, every attempt of every layer"},
+		{In: "table:policies", Says: "within 5% of their rate before the trigger (judged over windows that expect 1,600 of them)",
+			Why: "the verdict's definition: goodput at least 95% of its level before the trigger over windows that expect goodTarget successes (TestQuotes checks the 1,600)"},
 	}
+}
+
+// seriesRange returns the least and the greatest value of the named series.
+func seriesRange(tb testing.TB, r *lab.Result, name string) (lo, hi float64) {
+	tb.Helper()
+	for _, s := range r.Series {
+		if s.Name == name && len(s.Y) > 0 {
+			return slices.Min(s.Y), slices.Max(s.Y)
+		}
+	}
+	tb.Fatalf("no series %q", name)
+	return 0, 0
 }
 
 // TestQuotes holds every figure the lab's texts state to its measurement.
@@ -223,4 +287,9 @@ func TestQuotes(t *testing.T) {
 		t.Fatal(err)
 	}
 	labtest.CheckQuotes(t, Lab(), append(quotes(t), answerQuotes...))
+	for _, tb := range Lab().View.Tables {
+		if tb.ID == "policies" && !strings.Contains(tb.Help, labtest.Thousands(goodTarget)+" of them") {
+			t.Errorf("the policies table's help does not quote goodTarget, %d: %q", goodTarget, tb.Help)
+		}
+	}
 }
