@@ -64,7 +64,8 @@ type asyncExcessBand struct {
 // asyncExcessQuery is the scenario of an asyncExcess band (%s: the algorithm, %g: the load).
 const asyncExcessQuery = "algorithms=%s&limit=100&load=%g&duration=5m&instances=4&store=async&store_latency=0s&latency_sweep=0:60:20&instances_sweep=2:8:6"
 
-// asyncExcess are the bands the chart's help and docs/labs.md quote (asyncExcessText).
+// asyncExcess are the bands docs/labs.md quotes (asyncExcessText); the chart's help states
+// four admitted rates of one scenario instead, each held to its run by TestQuotes.
 var asyncExcess = []asyncExcessBand{
 	{Algorithm: "fixed_window", Load: 1.2, Lo: 1.2, Hi: 1.5},
 	{Algorithm: "fixed_window", Load: 2, Lo: 2.0, Hi: 2.3},
@@ -78,8 +79,8 @@ var asyncExcess = []asyncExcessBand{
 	{Algorithm: "sliding_window", Load: 5, Lo: 2.0, Hi: 3.2, Instances: 8},
 }
 
-// asyncExcessText returns the sentence the latency chart's help and docs/labs.md give on
-// asynchronous propagation's over-admission, from the bands of asyncExcess.
+// asyncExcessText returns the sentence docs/labs.md gives on asynchronous propagation's
+// over-admission, from the bands of asyncExcess.
 func asyncExcessText() string {
 	bands := func(alg string) string {
 		var parts []string

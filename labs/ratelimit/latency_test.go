@@ -47,11 +47,11 @@ func mustParse(tb testing.TB, query string) param.Values {
 // depends on the algorithm and the load. For each algorithm that can propagate (the window
 // family) at loads 1.2, 2, 3 and 5, with 2, 4 and 8 instances and delays of 20, 40 and 60 ms,
 // the test measures c (the excess admitted rate over the same run's at no delay, on the same
-// requests) and checks the sentence the chart's help and docs/labs.md give (asyncExcessText):
-// every quoted band of asyncExcess holds every measured c; the fixed window's c follows the
-// load (within 0.9–1.2 × load); the sliding log's is about load − 1 from load 2 on (within
-// 0.3); the sliding-window approximations' stays under the fixed window's at the same load,
-// instances and delay. The (I−1)/I share matters: the fixed window's points at one load fit
+// requests) and checks the sentence docs/labs.md gives (asyncExcessText): every quoted band
+// of asyncExcess holds every measured c; the fixed window's c follows the load (within
+// 0.9–1.2 × load); the sliding log's is about load − 1 from load 2 on (within 0.3); the
+// sliding-window approximations' stays under the fixed window's at the same load, instances
+// and delay. The (I−1)/I share matters: the fixed window's points at one load fit
 // one c with it, and do not without it. docs/labs.md states the same sentence.
 func TestAsyncOverAdmission(t *testing.T) {
 	t.Parallel() // beside the package's other heavy tests, after its memory tests (which measure the process's heap)

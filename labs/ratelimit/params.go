@@ -56,7 +56,7 @@ var Params = param.Set{
 		Help: "Length of the window the limit applies to."},
 	{Name: "subwindows", Group: "Algorithms", Label: "Sub-windows k", Kind: param.Int, Default: "4", Min: 2, Max: ratelimit.MaxSubWindows, Step: 1,
 		Applies: &param.When{Param: "algorithms", Values: []string{"subwindows"}},
-		Help:    "Sub-windows per window of the generalised sliding window: it reads k+1 counters (4: the post's five 15-second windows)."},
+		Help:    "Sub-windows per window of the generalised sliding window: it reads k+1 counters (4 on a 1-minute window: the five 15-second windows of Criteo's post “Distributed Rate-Limiting Algorithms”)."},
 	{Name: "burst", Group: "Algorithms", Label: "Burst", Kind: param.Int, Default: "0", Min: 0, Max: 100000, Step: 1, Unit: "requests",
 		Applies: &param.When{Param: "algorithms", Values: bucketFamily},
 		Help:    "Bucket capacity: requests admitted at one instant from rest (0: equal to the limit, the fair comparison)."},

@@ -44,6 +44,32 @@ func latencyX(tb testing.TB, r *lab.Result, store string, ms float64) string {
 	return ""
 }
 
+// aboutHalf writes share f as the texts do when it is about half (45–55%), else as a percentage.
+func aboutHalf(f float64) string {
+	if f <= 0.45 || f >= 0.55 {
+		return fmt.Sprintf("%.0f%%", 100*f)
+	}
+	return "about half"
+}
+
+// asyncChart is the scenario of the latency chart's help: alg, the first algorithm, at load.
+func asyncChart(alg string, load int) string {
+	return fmt.Sprintf("algorithms=%s&limit=100&load=%d&duration=1m&instances=4&latency_sweep=0:200:20", alg, load)
+}
+
+// asyncAt200 returns a measure of the asynchronous store's admitted rate at 200 ms on the
+// latency chart, written into format, after checking that the line is alg's.
+func asyncAt200(alg, format string) func(testing.TB, *lab.Result) string {
+	return func(tb testing.TB, r *lab.Result) string {
+		for _, p := range r.Summary["latency_sweep"].([]LatencyPoint) {
+			if p.Algorithm == alg && p.Store == "async" && p.RunsAs == "async" && p.StoreLatencyMS == 200 {
+				return fmt.Sprintf(format, fmt.Sprintf("%.2f×", p.AdmittedX))
+			}
+		}
+		return "no asynchronous line of " + alg + " at 200 ms"
+	}
+}
+
 // quotes are the figures the lab's texts state, each with the scenario that measures it.
 var quotes = []labtest.Quote{
 	{In: "explain:criteo/1", Says: "up to 113 in one minute", Measure: alg("fixed_window", maxIn)},
@@ -94,10 +120,7 @@ var quotes = []labtest.Quote{
 	}},
 	{In: "tour:distributed/4", Says: "admit 2,918", Measure: alg("sliding_log", admittedN)},
 	{In: "tour:distributed/4", Says: "about half of what the limit allows", Measure: alg("sliding_log", func(a AlgorithmSummary) string {
-		if f := float64(a.Admitted) / 6000; f <= 0.45 || f >= 0.55 { // 100 a second for 60 s
-			return fmt.Sprintf("%.0f%%", 100*f)
-		}
-		return "about half"
+		return aboutHalf(float64(a.Admitted) / 6000) // 100 a second for 60 s
 	})},
 	{In: "tour:distributed/4", Says: "14 store operations", Measure: alg("sliding_log", func(a AlgorithmSummary) string { return fmt.Sprintf("%.0f", a.StoreOps) })},
 	{In: "tour:distributed/5", Says: "200 ms later", Why: "the scenario's propagation lag (store_latency)"},
@@ -143,6 +166,49 @@ var quotes = []labtest.Quote{
 		return latencyX(tb, r, "cas", 100) + " the limit at 100 ms, on its ceiling"
 	}},
 	{In: "tour:distributed/7", Says: "0.05× at 200 ms", Measure: func(tb testing.TB, r *lab.Result) string { return latencyX(tb, r, "cas", 200) }},
+
+	// What a reader sees beside whatever scenario is on screen: each figure measured names its
+	// scenario's settings in its sentence (labtest.checkNamed); the others are definitions,
+	// parameter values or a source's example.
+	{In: "chart:latency_admitted", Says: "on 4 instances at a limit of 100 over 1 minute (latency_sweep 0:200:20), at 200 ms",
+		Why: "the settings of the four scenarios measured below, and the sweep's point they are read at"},
+	{In: "chart:latency_admitted", Says: "1.45× the limit at load 3", Scenario: asyncChart("fixed_window", 3), Measure: asyncAt200("fixed_window", "%s the limit at load 3")},
+	{In: "chart:latency_admitted", Says: "1.74× at load 5", Scenario: asyncChart("fixed_window", 5), Measure: asyncAt200("fixed_window", "%s at load 5")},
+	{In: "chart:latency_admitted", Says: "the sliding log 1.26×", Scenario: asyncChart("sliding_log", 3), Measure: asyncAt200("sliding_log", "%s")},
+	{In: "chart:latency_admitted", Says: "and 1.52×.", Scenario: asyncChart("sliding_log", 5), Measure: asyncAt200("sliding_log", "%s")},
+	{In: "table:algorithms", Says: "at the defaults the fixed window admits exactly the limit per window and still scores about half its admissions here",
+		Measure: alg("fixed_window", func(a AlgorithmSummary) string {
+			if a.Admitted != 30*1000 { // the default limit, 1,000 a second, for the default 30 s
+				return fmt.Sprintf("admits %d", a.Admitted)
+			}
+			return aboutHalf(float64(a.OverAdmitted) / float64(a.Admitted))
+		})},
+	{In: "table:algorithms", Says: "100 too many for 10 s is 1,000", Why: "an example of the unit, requests × seconds"},
+	{In: "table:cas_ceiling", Says: "At 90% of it or more", Why: "the verdict's threshold (atCeiling)"},
+	{In: "table:cas_ceiling", Says: "more than 100% of it", Why: "100% is the ceiling itself; swaps after the end of the run count against its duration"},
+	{In: "note:0", Says: "a full limit at 07:09:59 and another at 07:10:00", Why: "the example of Criteo's post, which the note names"},
+	{In: "note:0", Says: "(in the post's example, at 00:01:43, 17/60 of minute 00:00)", Why: "the worked example of Criteo's post, which the note names"},
+	{In: "note:0", Says: "k+1 counters", Why: "what the approximation with k sub-windows reads"},
+	{In: "note:1", Says: "burst 0 means the limit", Why: "the burst parameter's 0 (scenarioOf)"},
+	{In: "note:1", Says: "(load 3, say) still lets its burst plus a window of refill through: close to twice the limit", Scenario: "algorithms=token_bucket&load=3",
+		Measure: alg("token_bucket", func(a AlgorithmSummary) string {
+			if a.MaxInWindowX < 1.9 || a.MaxInWindowX > 2 {
+				return fmt.Sprintf("%.2f× the limit", a.MaxInWindowX)
+			}
+			return "close to twice the limit"
+		})},
+	{In: "note:2", Says: "two values, or GCRA's one theoretical arrival time", Why: "the state each keeps per key"},
+	{In: "chart:sweep_error", Says: "(k = 1: the classic two counters)", Why: "a definition: one sub-window is the classic approximation"},
+	{In: "help:sweep", Says: "(1:31:6, say)", Why: "an example of the parameter's value"},
+	{In: "help:sweep", Says: "(1: the classic two counters)", Why: "a definition: one sub-window is the classic approximation"},
+	{In: "help:latency_sweep", Says: "(0:50:5, say)", Why: "an example of the parameter's value"},
+	{In: "help:instances_sweep", Says: "(2:8:2, say)", Why: "an example of the parameter's value"},
+	{In: "help:subwindows", Says: "it reads k+1 counters", Why: "a definition"},
+	{In: "help:subwindows", Says: "(4 on a 1-minute window: the five 15-second windows of Criteo's post", Why: "the example of Criteo's post, which the help names"},
+	{In: "help:burst", Says: "(0: equal to the limit, the fair comparison)", Why: "the parameter's value 0 (scenarioOf)"},
+	{In: "help:traffic", Says: "a ramp from 0 to twice the load", Why: "the ramp's definition (traffic.go)"},
+	{In: "help:instances", Says: "(with the sticky balancer: 1, and a second at the scale-out)", Why: "the rule between instances and balancer (check)"},
+	{In: "help:skew", Says: "i/(instances−1)·skew", Why: "the definition of the skew's spacing"},
 
 	{In: "note:2", Says: "at most 1,000 out in any second", Scenario: "algorithms=leaky_queue", Measure: alg("leaky_queue", maxIn)},
 	{In: "note:2", Says: "let 1,186 through", Scenario: "algorithms=leaky_meter,token_bucket,gcra", Measure: alg("leaky_meter", maxIn)},
