@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -43,9 +44,12 @@ var figure = regexp.MustCompile(`\d+(?:[.,:]\d+)*|(?i)\b(?:twice|half|halves|dou
 
 // CheckQuotes checks every quote of l: its text says Says; Says contains what Measure returns
 // for the scenario's result (each scenario runs once); a quote that measures nothing says why.
-// It also checks that every figure in the text, the question and the explanation of every
-// tour step — digits, or a word such as "twice" or "half" — lies within a quote of that step,
-// so that no tour states a number that no test holds it to; and that the true answer of every
+// It also checks that every figure in every text a reader takes for a statement about what is
+// on screen (texts: each tour step's text, question and explanation, each parameter's help,
+// each note, each chart's and table's help) — digits, or a word such as "twice" or "half" —
+// lies within a quote of that text, so that no text states a number that no test holds it
+// to (issue 30: a help quoted deterministic subsetting's figures beside random subsetting's
+// scenario, and nothing flagged it); and that the true answer of every
 // prediction is held to its scenario by an "answer:" quote that measures it (Says the whole
 // truth), so that a changed model that moves the answer fails here, not in front of a class.
 func CheckQuotes(t *testing.T, l *lab.Lab, quotes []Quote) {
@@ -103,17 +107,54 @@ func CheckQuotes(t *testing.T, l *lab.Lab, quotes []Quote) {
 			if in := fmt.Sprintf("answer:%s/%d", tour.Name, i+1); s.Predicts() && !answered[in] {
 				t.Errorf("%s: no quote measures the prediction's true answer (Says the whole Truth, with a Measure)", in)
 			}
-			for kind, text := range map[string]string{"tour": s.Text, "predict": s.Question, "explain": s.Explanation} {
-				in := fmt.Sprintf("%s:%s/%d", kind, tour.Name, i+1)
-				for _, m := range figure.FindAllStringIndex(text, -1) {
-					if !within(covered[in], m) {
-						t.Errorf("%s states %q (…%s…) but no quote holds it to a measurement or says why not",
-							in, text[m[0]:m[1]], text[max(m[0]-30, 0):min(m[1]+30, len(text))])
-					}
-				}
+		}
+	}
+	for _, p := range uncovered(l, covered) {
+		t.Error(p)
+	}
+}
+
+// uncovered returns a problem for each figure of l's texts that lies within no span of covered
+// (text name → spans of its quotes), sorted.
+func uncovered(l *lab.Lab, covered map[string][][2]int) []string {
+	var problems []string
+	for in, text := range texts(l) {
+		for _, m := range figure.FindAllStringIndex(text, -1) {
+			if !within(covered[in], m) {
+				problems = append(problems, fmt.Sprintf("%s states %q (…%s…) but no quote holds it to a measurement or says why not",
+					in, text[m[0]:m[1]], text[max(m[0]-30, 0):min(m[1]+30, len(text))]))
 			}
 		}
 	}
+	slices.Sort(problems)
+	return problems
+}
+
+// texts returns every text of l that a reader takes for a statement about what is on screen,
+// by the name a Quote's In gives it: each tour step's text, question and explanation, each
+// parameter's help, each note, and each chart's and table's help.
+func texts(l *lab.Lab) map[string]string {
+	all := map[string]string{}
+	for _, tour := range l.Tours {
+		for i, s := range tour.Steps {
+			for kind, text := range map[string]string{"tour": s.Text, "predict": s.Question, "explain": s.Explanation} {
+				all[fmt.Sprintf("%s:%s/%d", kind, tour.Name, i+1)] = text
+			}
+		}
+	}
+	for _, sp := range l.Params {
+		all["help:"+sp.Name] = sp.Help
+	}
+	for i, n := range l.View.Notes {
+		all[fmt.Sprintf("note:%d", i)] = n
+	}
+	for _, c := range l.View.Charts {
+		all["chart:"+c.ID] = c.Help
+	}
+	for _, tb := range l.View.Tables {
+		all["table:"+tb.ID] = tb.Help
+	}
+	return all
 }
 
 // stepText reports whether a quote's text is a tour step's — its text, question, explanation
@@ -128,8 +169,9 @@ func stepText(in string) bool {
 // every parameter whose value is not the default, by its name, its label, its value (a
 // number as written, with or without a unit, a small one also as a word) or its option's
 // label — except the view's key (the algorithms, strategies or policies compared), which
-// picks the series a figure belongs to and which the sentence names in its own words. A help text, a note or a chart's help is read beside whatever scenario is on screen,
-// so a figure that does not say where it comes from reads as a claim about that scenario.
+// picks the series a figure belongs to and which the sentence names in its own words. A help
+// text, a note or a chart's help is read beside whatever scenario is on screen, so a figure
+// that does not say where it comes from reads as a claim about that scenario.
 func checkNamed(t *testing.T, l *lab.Lab, q Quote, text string, at int, scenario string) {
 	t.Helper()
 	sentence := sentenceAt(text, at, at+len(q.Says))

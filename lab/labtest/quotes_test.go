@@ -1,6 +1,7 @@
 package labtest
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -53,5 +54,31 @@ func TestDuration(t *testing.T) {
 		if got := lab.FormatDuration(ms); got != want {
 			t.Errorf("Duration(%v) = %q, want %q", ms, got, want)
 		}
+	}
+}
+
+// TestUncoveredFigures: a figure in any text a reader sees — a parameter's help, a note, a
+// chart's or a table's help, not only a tour step's — is flagged unless a quote covers it.
+func TestUncoveredFigures(t *testing.T) {
+	l := &lab.Lab{
+		Params: param.Set{{Name: "n", Help: "Up to 64 instances."}},
+		View: lab.View{
+			Notes:  []string{"Twice the limit."},
+			Charts: []lab.Chart{{ID: "c", Help: "At 300 clients."}},
+			Tables: []lab.Table{{ID: "t", Help: "No figure here."}},
+		},
+	}
+	got := uncovered(l, nil)
+	for _, want := range []string{`chart:c states "300"`, `help:n states "64"`, `note:0 states "Twice"`} {
+		if !slices.ContainsFunc(got, func(p string) bool { return strings.HasPrefix(p, want) }) {
+			t.Errorf("problems %q: none starts %q", got, want)
+		}
+	}
+	if len(got) != 3 {
+		t.Errorf("%d problems, want 3: %q", len(got), got)
+	}
+	covered := map[string][][2]int{"help:n": {{0, 19}}, "note:0": {{0, 5}}, "chart:c": {{3, 6}}}
+	if got := uncovered(l, covered); len(got) > 0 {
+		t.Errorf("every figure covered: %q", got)
 	}
 }
