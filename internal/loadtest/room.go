@@ -143,18 +143,48 @@ func MeasureRoom(ctx context.Context, cfg RoomConfig) (*RoomResult, error) {
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	m := &measure{cfg: cfg, t: tg, fail: cancel}
 	created, err := tg.createRoom(ctx, cfg.Scenario)
 	if err != nil {
 		return nil, err
 	}
-	m.code = created.Code
+	m := newMeasure(cfg, tg, cancel, created.Code)
 	m.progress("room %s at %s", created.Code, created.URL)
+	// On the way out, close every connection, then wait for the readers to end.
+	defer m.readers.Wait()
+	defer m.closeAll()
 
-	versions := cfg.Changes + 1 // the first run's, and each change's
-	if cfg.AnswerStep != "" {
-		versions++ // the question's
+	connect, err := m.connectFollowers(ctx)
+	if err != nil {
+		return nil, err
 	}
+	pc, err := m.connectPresenter(ctx, created)
+	if err != nil {
+		return nil, err
+	}
+	cpu, err := m.makeChanges(ctx, pc, q)
+	if err != nil {
+		return nil, err
+	}
+	var answers *AnswersResult
+	if cfg.AnswerStep != "" {
+		if answers, err = m.answer(ctx, pc, q.Encode()); err != nil {
+			return nil, err
+		}
+	}
+	// Stop the readers before reading what they wrote.
+	cancel(nil)
+	m.readers.Wait()
+	res := m.result()
+	res.Scenario, res.Connect, res.CPU, res.Answers = created.URL, connect, cpu, answers
+	return res, nil
+}
+
+// newMeasure is the state of a measurement of the room with code before anyone joins: room
+// for every follower's arrivals and connection, and for each version (see versions) the count
+// of followers yet to complete it. fail ends the measurement, giving its cause.
+func newMeasure(cfg RoomConfig, tg *target, fail context.CancelCauseFunc, code string) *measure {
+	m := &measure{cfg: cfg, t: tg, code: code, fail: fail}
+	versions := m.versions()
 	m.arrivals = make([][][numKinds]time.Time, cfg.Followers)
 	m.conns = make([]*websocket.Conn, cfg.Followers)
 	m.tallied = make(chan struct{})
@@ -164,28 +194,46 @@ func MeasureRoom(ctx context.Context, cfg RoomConfig) (*RoomResult, error) {
 		m.complete[v] = make(chan struct{})
 		m.pending[v].Store(int32(cfg.Followers))
 	}
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	var conns []*websocket.Conn
-	var connsMu sync.Mutex
-	defer func() {
-		connsMu.Lock()
-		defer connsMu.Unlock()
-		for _, c := range conns {
-			c.CloseNow()
-		}
-	}()
-	join := func(ctx context.Context) (*websocket.Conn, error) {
-		c, err := tg.dial(ctx, roomStream(m.code))
-		if err == nil {
-			connsMu.Lock()
-			conns = append(conns, c)
-			connsMu.Unlock()
-		}
-		return c, err
-	}
+	return m
+}
 
-	// Followers.
+// versions is how many versions the room has over the measurement: the first run's, each
+// change's, and the question's if the configuration asks one.
+func (m *measure) versions() int {
+	n := m.cfg.Changes + 1
+	if m.cfg.AnswerStep != "" {
+		n++
+	}
+	return n
+}
+
+// join connects to the room's stream and keeps the connection for closeAll.
+func (m *measure) join(ctx context.Context) (*websocket.Conn, error) {
+	c, err := m.t.dial(ctx, roomStream(m.code))
+	if err == nil {
+		m.openMu.Lock()
+		m.open = append(m.open, c)
+		m.openMu.Unlock()
+	}
+	return c, err
+}
+
+// closeAll closes every connection join made.
+func (m *measure) closeAll() {
+	m.openMu.Lock()
+	defer m.openMu.Unlock()
+	for _, c := range m.open {
+		c.CloseNow()
+	}
+}
+
+// connectFollowers connects the followers, DialConcurrency at a time, each with its reader
+// (follow), waits until every one has received the room's first run, and checks that the
+// server counts them all. It returns the time from the start of the dials until every
+// follower had the first run.
+func (m *measure) connectFollowers(ctx context.Context) (time.Duration, error) {
+	cfg := m.cfg
+	versions := m.versions()
 	began := time.Now()
 	sem := make(chan struct{}, cfg.DialConcurrency)
 	var dialErr atomic.Pointer[error]
@@ -195,81 +243,82 @@ func MeasureRoom(ctx context.Context, cfg RoomConfig) (*RoomResult, error) {
 		sem <- struct{}{}
 		dials.Go(func() {
 			defer func() { <-sem }()
-			c, err := join(ctx)
+			c, err := m.join(ctx)
 			if err != nil {
 				err = fmt.Errorf("follower %d: %w", i, err)
 				dialErr.CompareAndSwap(nil, &err)
-				cancel(err)
+				m.fail(err)
 				return
 			}
 			m.conns[i] = c
-			wg.Go(func() { m.follow(ctx, i, c) })
+			m.readers.Go(func() { m.follow(ctx, i, c) })
 		})
 	}
 	dials.Wait()
 	if p := dialErr.Load(); p != nil {
-		return nil, m.orCause(ctx, *p) // a reader's failure may have cancelled the dials
+		return 0, m.orCause(ctx, *p) // a reader's failure may have cancelled the dials
 	}
 	if err := m.wait(ctx, 0, "the room's first run"); err != nil {
-		return nil, err
+		return 0, err
 	}
 	connect := time.Since(began)
 	m.progress("%d followers connected and served the first run in %v", cfg.Followers, connect.Round(time.Millisecond))
 	if err := m.checkFollowers(ctx); err != nil {
-		return nil, err
+		return 0, err
 	}
+	return connect, nil
+}
 
-	// The presenter.
-	pc, err := join(ctx)
+// connectPresenter connects one more connection, makes it the room's presenter with the key
+// of room r, and starts its reader (present).
+func (m *measure) connectPresenter(ctx context.Context, r created) (*websocket.Conn, error) {
+	pc, err := m.join(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("presenter: %w", err)
 	}
-	if err := tg.present(ctx, pc, created); err != nil {
+	if err := m.t.present(ctx, pc, r); err != nil {
 		return nil, m.orCause(ctx, err)
 	}
-	wg.Go(func() { m.present(ctx, pc) })
+	m.readers.Go(func() { m.present(ctx, pc) })
+	return pc, nil
+}
 
-	// The changes.
+// makeChanges has the presenter pc make the changes one at a time, Interval apart: each
+// sends query q, with Vary set to a fresh value (q keeps the last), and waits until every
+// follower has the change's room message and its run's end. It counts the followers' bytes
+// and busy replies from the first change on, and returns the machine's CPU use over the
+// changes.
+func (m *measure) makeChanges(ctx context.Context, pc *websocket.Conn, q url.Values) (CPU, error) {
+	cfg := m.cfg
 	m.bytes.Store(0)
 	m.busy.Store(0)
-	m.sent = make([]time.Time, versions)
+	m.sent = make([]time.Time, m.versions())
 	varyBase := 1000000 * (1 + rand.IntN(900)) // below 1e9, within most parameters' bounds
-	s0, ok0 := tg.scrape(ctx)
+	s0, ok0 := m.t.scrape(ctx)
 	u0 := usageNow(s0, ok0 == nil)
 	for v := 1; v <= cfg.Changes; v++ {
 		if v > 1 && cfg.Interval > 0 {
 			select {
 			case <-time.After(cfg.Interval):
 			case <-ctx.Done():
-				return nil, m.cause(ctx)
+				return CPU{}, m.cause(ctx)
 			}
 		}
 		if cfg.Vary != "" {
 			q.Set(cfg.Vary, strconv.Itoa(varyBase+v))
 		}
 		m.sent[v] = time.Now()
-		if err := tg.send(ctx, pc, params{Type: "params", ID: int64(v), Query: q.Encode()}); err != nil {
-			return nil, fmt.Errorf("presenter: change %d: %w", v, err)
+		if err := m.t.send(ctx, pc, params{Type: "params", ID: int64(v), Query: q.Encode()}); err != nil {
+			return CPU{}, fmt.Errorf("presenter: change %d: %w", v, err)
 		}
 		if err := m.wait(ctx, v, fmt.Sprintf("change %d", v)); err != nil {
-			return nil, err
+			return CPU{}, err
 		}
 		m.progress("change %d of %d reached every follower", v, cfg.Changes)
 	}
-	s1, ok1 := tg.scrape(ctx)
+	s1, ok1 := m.t.scrape(ctx)
 	u1 := usageNow(s1, ok1 == nil)
-	var answers *AnswersResult
-	if cfg.AnswerStep != "" {
-		if answers, err = m.answer(ctx, pc, q.Encode()); err != nil {
-			return nil, err
-		}
-	}
-	// Stop the readers before reading what they wrote.
-	cancel(nil)
-	wg.Wait()
-	res := m.result()
-	res.Scenario, res.Connect, res.CPU, res.Answers = created.URL, connect, u1.since(u0), answers
-	return res, nil
+	return u1.since(u0), nil
 }
 
 // answer moves the room to the question (the room's version after the changes), waits until
@@ -393,6 +442,12 @@ type measure struct {
 	t    *target
 	code string
 	fail context.CancelCauseFunc
+
+	// Every connection the measurement opened (join), closed together when it ends (closeAll);
+	// the readers of the followers' and the presenter's connections (follow, present).
+	open    []*websocket.Conn
+	openMu  sync.Mutex
+	readers sync.WaitGroup
 
 	// arrivals[f][v][k] is when follower f received the message of kind k of version v,
 	// written by f's reader only, read once every follower has completed v.

@@ -100,21 +100,40 @@ type run struct {
 	Result  *lab.Result
 }
 
-// viewProblems lists how the runs fail to fill view v (see CheckView).
+// viewProblems lists how the runs fail to fill view v (see CheckView), stage by stage: the
+// series against their charts, the shaded bands, the empty charts and tables, and the tables'
+// columns against their rows.
 func viewProblems(v lab.View, runs []run) []string {
-	var out []string
-	bad := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
-	charts := map[string]bool{}
+	var out problems
+	out = append(out, seriesProblems(v, runs)...)
+	out = append(out, bandProblems(v, runs)...)
+	out = append(out, emptyProblems(v, runs)...)
+	out = append(out, tableProblems(v, runs)...)
+	return out
+}
+
+// problems is what a stage of viewProblems finds, one sentence each, in the order found.
+type problems []string
+
+// add appends a problem, written as by fmt.Sprintf.
+func (p *problems) add(format string, args ...any) { *p = append(*p, fmt.Sprintf(format, args...)) }
+
+// seriesProblems checks every series of every run against the chart it names (the chart it
+// was last sent with in that run): the view must declare that chart, and the series must fit
+// it (see seriesMisfits). A series is reported once, where its first problem is found across
+// the runs, so that one mistake in a lab does not repeat for every update. It then lists the
+// charts that got no series in any of the runs.
+func seriesProblems(v lab.View, runs []run) problems {
+	var out problems
+	filled := map[string]bool{} // declared chart → got a series
 	byID := map[string]lab.Chart{}
-	bars := map[string]bool{}
 	for _, c := range v.Charts {
-		charts[c.ID] = false
+		filled[c.ID] = false
 		byID[c.ID] = c
-		bars[c.ID] = c.Kind == lab.Bars
 	}
-	reported := map[string]bool{}
+	reported := map[string]bool{} // series name → already reported
 	for _, r := range runs {
-		chartOf := map[string]string{} // series name → chart, as first sent
+		chartOf := map[string]string{} // series name → chart, as last named in the run
 		for _, u := range r.Updates {
 			for _, s := range u.Series {
 				if s.Chart != "" {
@@ -125,41 +144,64 @@ func viewProblems(v lab.View, runs []run) []string {
 		for _, u := range r.Updates {
 			for _, s := range u.Series {
 				c := chartOf[s.Name]
-				if _, ok := charts[c]; !ok {
+				if _, ok := filled[c]; !ok {
 					if !reported[s.Name] {
-						bad("%s: series %q names chart %q, which the view lacks", r.Result.URL, s.Name, c)
+						out.add("%s: series %q names chart %q, which the view lacks", r.Result.URL, s.Name, c)
 						reported[s.Name] = true
 					}
 					continue
 				}
-				charts[c] = true
-				if s.Chart != "" && !reported[s.Name] {
-					for axis, pair := range map[string][2]string{"x": {s.XUnit, string(byID[c].XUnit)}, "y": {s.YUnit, string(byID[c].YUnit)}} {
-						if !unitsAgree(pair[0], lab.Unit(pair[1])) {
-							bad("%s: series %q says its %s unit is %q, its chart %q %q", r.Result.URL, s.Name, axis, pair[0], c, pair[1])
-							reported[s.Name] = true
-						}
-					}
+				filled[c] = true
+				if reported[s.Name] {
+					continue
 				}
-				if bars[c] && s.Of == "" && !(s.Width > 0) && !reported[s.Name] {
-					// A bar's width is its bin's: without it, a histogram of one bin would be
-					// drawn as wide as the axis.
-					bad("%s: series %q of histogram %q declares no bar width (lab.Series.Width)", r.Result.URL, s.Name, c)
-					reported[s.Name] = true
-				}
-				if s.Of != "" && chartOf[s.Of] != c && !reported[s.Name] {
-					bad("%s: band %q bounds %q, which is no series of chart %q", r.Result.URL, s.Name, s.Of, c)
+				if m := seriesMisfits(r.Result.URL, s, byID[c], chartOf); len(m) > 0 {
+					out = append(out, m...)
 					reported[s.Name] = true
 				}
 			}
 		}
 	}
 	for _, c := range v.Charts {
-		if !charts[c.ID] {
-			bad("chart %q gets no series in any of the runs", c.ID)
+		if !filled[c.ID] {
+			out.add("chart %q gets no series in any of the runs", c.ID)
 		}
 	}
-	// A chart whose lines carry shaded bands says what they show.
+	return out
+}
+
+// seriesMisfits lists how series s, sent in the run at url, fails to fit chart c, the chart it
+// belongs to, stopping at the first kind of misfit: units that disagree with the chart's (x
+// and y each, checked on an update that names the chart), else a histogram's bar without a
+// width, else a band bounding no series of c (chartOf maps the run's series to their charts).
+func seriesMisfits(url string, s lab.Series, c lab.Chart, chartOf map[string]string) problems {
+	var out problems
+	if s.Chart != "" {
+		for axis, pair := range map[string][2]string{"x": {s.XUnit, string(c.XUnit)}, "y": {s.YUnit, string(c.YUnit)}} {
+			if !unitsAgree(pair[0], lab.Unit(pair[1])) {
+				out.add("%s: series %q says its %s unit is %q, its chart %q %q", url, s.Name, axis, pair[0], c.ID, pair[1])
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	if c.Kind == lab.Bars && s.Of == "" && !(s.Width > 0) {
+		// A bar's width is its bin's: without it, a histogram of one bin would be drawn as
+		// wide as the axis.
+		out.add("%s: series %q of histogram %q declares no bar width (lab.Series.Width)", url, s.Name, c.ID)
+		return out
+	}
+	if s.Of != "" && chartOf[s.Of] != c.ID {
+		out.add("%s: band %q bounds %q, which is no series of chart %q", url, s.Name, s.Of, c.ID)
+	}
+	return out
+}
+
+// bandProblems lists the charts whose lines carry shaded bands (a series with Of, in any of
+// the runs) but that declare no Band to say what the bands show.
+func bandProblems(v lab.View, runs []run) problems {
+	var out problems
 	banded := map[string]bool{}
 	for _, r := range runs {
 		for _, u := range r.Updates {
@@ -172,11 +214,18 @@ func viewProblems(v lab.View, runs []run) []string {
 	}
 	for _, c := range v.Charts {
 		if banded[c.ID] && c.Band == "" {
-			bad("chart %q draws shaded bands but declares no Band to say what they show", c.ID)
+			out.add("chart %q draws shaded bands but declares no Band to say what they show", c.ID)
 		}
 	}
-	// A chart or table that a run leaves empty says why, unless its Needs is off in that run:
-	// the page shows that sentence rather than an empty frame or a table of headers.
+	return out
+}
+
+// emptyProblems lists, run by run, the charts and tables that the run leaves empty and that do
+// not say why: a chart must declare Empty unless its Needs is off in that run, a table must
+// declare Empty. The page shows that sentence rather than an empty frame or a table of
+// headers.
+func emptyProblems(v lab.View, runs []run) problems {
+	var out problems
 	for _, r := range runs {
 		drawn := map[string]bool{}
 		chartOf := map[string]string{}
@@ -195,9 +244,9 @@ func viewProblems(v lab.View, runs []run) []string {
 				continue
 			}
 			if c.Needs != "" {
-				bad("%s: chart %q has nothing to draw with %s on: it declares no Empty to say why", r.Result.URL, c.ID, c.Needs)
+				out.add("%s: chart %q has nothing to draw with %s on: it declares no Empty to say why", r.Result.URL, c.ID, c.Needs)
 			} else {
-				bad("%s: chart %q has nothing to draw: it declares no Needs or Empty to say why", r.Result.URL, c.ID)
+				out.add("%s: chart %q has nothing to draw: it declares no Needs or Empty to say why", r.Result.URL, c.ID)
 			}
 		}
 		for _, t := range v.Tables {
@@ -207,10 +256,18 @@ func viewProblems(v lab.View, runs []run) []string {
 			entry, ok := r.Result.Summary[t.Key]
 			rows, err := rowsOf(entry, t.Rows)
 			if !ok || (err == nil && len(rows) == 0) {
-				bad("%s: table %q has no rows: it declares no Empty to say why", r.Result.URL, t.ID)
+				out.add("%s: table %q has no rows: it declares no Empty to say why", r.Result.URL, t.ID)
 			}
 		}
 	}
+	return out
+}
+
+// tableProblems checks each table of the view against the runs' summaries: its summary key
+// must be in at least one run's result, each such entry must read as rows of the table's
+// layout, and every column's field must be a field of some row.
+func tableProblems(v lab.View, runs []run) problems {
+	var out problems
 	for _, t := range v.Tables {
 		fields := map[string]bool{}
 		found := false
@@ -222,7 +279,7 @@ func viewProblems(v lab.View, runs []run) []string {
 			found = true
 			rows, err := rowsOf(entry, t.Rows)
 			if err != nil {
-				bad("%s: table %q: summary %q: %v", r.Result.URL, t.ID, t.Key, err)
+				out.add("%s: table %q: summary %q: %v", r.Result.URL, t.ID, t.Key, err)
 				continue
 			}
 			for _, row := range rows {
@@ -232,7 +289,7 @@ func viewProblems(v lab.View, runs []run) []string {
 			}
 		}
 		if !found {
-			bad("table %q: summary key %q is in none of the runs' results", t.ID, t.Key)
+			out.add("table %q: summary key %q is in none of the runs' results", t.ID, t.Key)
 			continue
 		}
 		for _, c := range t.Columns {
@@ -242,7 +299,7 @@ func viewProblems(v lab.View, runs []run) []string {
 					have = append(have, f)
 				}
 				slices.Sort(have)
-				bad("table %q: column %q shows field %q, which no row has (rows have %q)", t.ID, c.Label, c.Field, have)
+				out.add("table %q: column %q shows field %q, which no row has (rows have %q)", t.ID, c.Label, c.Field, have)
 			}
 		}
 	}
