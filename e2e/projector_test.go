@@ -165,7 +165,7 @@ func TestProjectorFollowsTourStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := lookupLab(t, "loadbalance")
-	tour := l.Tours[1] // policies: cpu_hist, then errors with the Advanced count_errors
+	tour := l.Tours[1] // policies: the policies table, then errors with the Advanced count_errors
 	step := func(n int) {
 		t.Helper()
 		s := tour.Steps[n-1]

@@ -43,7 +43,7 @@ var tours = []lab.Tour{{
 	Steps: []lab.Step{{
 		Title: "Round robin's spread",
 		URL:   "/loadbalance?clients=50&backends=50&subset=5&subsetting=deterministic&policy=round_robin&cost_spread=1000&machine_spread=2&duration=30s",
-		Focus: "cpu_hist", Controls: []string{"policy", "cost_spread", "machine_spread"},
+		Focus: "policies", Controls: []string{"policy", "cost_spread", "machine_spread"},
 		Question: "Simple round robin sends every backend the same number of requests. Will the backends be equally busy?",
 		Gives:    []string{"cpu spread", "works 2.80 times", "as hard as the idlest"},
 		Explanation: "No: queries differ in cost and machines in speed, so the busiest backend works 2.80 times as hard as " +
@@ -52,7 +52,7 @@ var tours = []lab.Tour{{
 	}, {
 		Title: "Least-loaded and weighted round robin",
 		URL:   "/loadbalance?clients=50&backends=50&subset=5&subsetting=deterministic&cost_spread=1000&machine_spread=2&duration=30s",
-		Focus: "cpu_hist", Controls: []string{"policy"},
+		Focus: "policies", Controls: []string{"policy"},
 		Text: "Least-loaded round robin picks the backend with the fewest requests in flight; weighted " +
 			"round robin also uses what backends report about their utilisation. Both narrow the " +
 			"spread of round robin's 2.80×: least-loaded to 1.80×, weighted round robin the most, to 1.35×.",
