@@ -71,18 +71,45 @@ func (s *Server) preview(w http.ResponseWriter, r *http.Request) {
 // one set of bars, per series, on the chart's axes (log where the chart says so), without
 // ticks or labels — the page is where charts are read.
 func previewSVG(l *lab.Lab, res *lab.Result) []byte {
-	var chart lab.Chart
-	if len(l.View.Charts) > 0 {
-		chart = l.View.Charts[0]
+	chart := previewChart(l.View)
+	series := previewSeries(chart, res.Series)
+	sc, ok := newPreviewScale(chart, series)
+	c := newPreviewCanvas(previewTitle(l, chart, res.URL))
+	if !ok {
+		return c.end() // no point to draw: the background alone
 	}
-	for _, c := range l.View.Charts {
-		if len(l.View.Headline) > 0 && c.ID == l.View.Headline[0] {
+	places, total := previewPlaces(l, chart)
+	colours := previewColours(series, places, total)
+	for i, sr := range series {
+		light, dark := colours(sr)
+		c.series("s"+strconv.Itoa(i), chart.Kind == lab.Bars, light, dark, sr, sc)
+	}
+	return c.end()
+}
+
+// previewChart returns the chart a preview draws: the view's first headline chart, or else
+// its first chart (the zero Chart of a view without charts).
+func previewChart(v lab.View) lab.Chart {
+	var chart lab.Chart
+	if len(v.Charts) > 0 {
+		chart = v.Charts[0]
+	}
+	for _, c := range v.Charts {
+		if len(v.Headline) > 0 && c.ID == v.Headline[0] {
 			chart = c
 		}
 	}
+	return chart
+}
+
+// previewSeries returns the series of all that a preview of chart draws, in order: the
+// chart's own, not drawn of another (Series.Of) and not empty — and, of a split chart, only
+// those of its first panel (a series' Group, or else its Name), with the series drawn in
+// every panel ("*").
+func previewSeries(chart lab.Chart, all []lab.Series) []lab.Series {
 	var series []lab.Series
 	group := "" // of a split chart, the preview draws the first panel
-	for _, sr := range res.Series {
+	for _, sr := range all {
 		if sr.Chart != chart.ID || sr.Of != "" || len(sr.X) == 0 {
 			continue
 		}
@@ -100,46 +127,45 @@ func previewSVG(l *lab.Lab, res *lab.Result) []byte {
 		}
 		series = append(series, sr)
 	}
-	tx := func(x float64) float64 { return x }
-	ty := tx
+	return series
+}
+
+// previewScale maps a chart's values to a preview's pixels: each axis transformed as the
+// chart says (log10, or as it is), then scaled from the extent of the points drawn to the
+// preview's box within its padding.
+type previewScale struct {
+	tx, ty         func(float64) float64 // the axes' transforms: identity or logOrNaN
+	x0, x1, y0, y1 float64               // the extent of the transformed points
+}
+
+// newPreviewScale returns the scale of chart's series: its extent is that of every point
+// both of whose transformed values are finite (from zero up, for bars on a linear y axis),
+// widened by one either side on an axis where it is a single value. It reports false when no
+// point is left to draw.
+func newPreviewScale(chart lab.Chart, series []lab.Series) (previewScale, bool) {
+	sc := previewScale{tx: func(x float64) float64 { return x }}
+	sc.ty = sc.tx
 	if chart.LogX {
-		tx = logOrNaN
+		sc.tx = logOrNaN
 	}
 	if chart.LogY {
-		ty = logOrNaN
+		sc.ty = logOrNaN
 	}
 	x0, x1, y0, y1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
-	bars := chart.Kind == lab.Bars
-	if bars && !chart.LogY {
+	if chart.Kind == lab.Bars && !chart.LogY {
 		y0 = 0
 	}
 	for _, sr := range series {
 		for i := range sr.X {
-			x, y := tx(sr.X[i]), ty(sr.Y[i])
+			x, y := sc.tx(sr.X[i]), sc.ty(sr.Y[i])
 			if math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0) {
 				continue
 			}
 			x0, x1, y0, y1 = min(x0, x), max(x1, x), min(y0, y), max(y1, y)
 		}
 	}
-	var b bytes.Buffer
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" role="img">`, previewW, previewH, previewW, previewH)
-	title := chart.Title
-	_, query, _ := strings.Cut(res.URL, "?")
-	if v, err := l.Params.ParseQuery(query); err == nil {
-		title = lab.FillTitle(title, v.Format)
-	}
-	fmt.Fprintf(&b, `<title>%s</title>`, html.EscapeString(title))
-	// The page's background and series colours, light or dark as the reader's system is (an
-	// image's media queries follow the page that shows it).
-	fmt.Fprintf(&b, `<rect class="bg" width="%d" height="%d" fill="#fff" stroke="#ccc"/>`, previewW, previewH)
-	dark := []string{`@media (prefers-color-scheme: dark) { .bg { fill: #121417; stroke: #41464d; }`}
-	end := func() []byte {
-		b.WriteString(`<style>` + strings.Join(dark, " ") + ` }</style></svg>`)
-		return b.Bytes()
-	}
 	if x0 > x1 {
-		return end()
+		return sc, false
 	}
 	if x1 == x0 {
 		x0, x1 = x0-1, x1+1
@@ -147,12 +173,35 @@ func previewSVG(l *lab.Lab, res *lab.Result) []byte {
 	if y1 == y0 {
 		y0, y1 = y0-1, y1+1
 	}
-	px := func(x float64) float64 {
-		return previewPad + (tx(x)-x0)/(x1-x0)*(previewW-2*previewPad)
+	sc.x0, sc.x1, sc.y0, sc.y1 = x0, x1, y0, y1
+	return sc, true
+}
+
+// px is the horizontal pixel of the value x.
+func (sc previewScale) px(x float64) float64 {
+	return previewPad + (sc.tx(x)-sc.x0)/(sc.x1-sc.x0)*(previewW-2*previewPad)
+}
+
+// py is the vertical pixel of the value y (SVG's y grows downwards).
+func (sc previewScale) py(y float64) float64 {
+	return previewH - previewPad - (sc.ty(y)-sc.y0)/(sc.y1-sc.y0)*(previewH-2*previewPad)
+}
+
+// previewTitle is the preview's title: chart's, filled with the values of the scenario at url
+// (lab.FillTitle), or left as written when url's query is no scenario of l.
+func previewTitle(l *lab.Lab, chart lab.Chart, url string) string {
+	title := chart.Title
+	_, query, _ := strings.Cut(url, "?")
+	if v, err := l.Params.ParseQuery(query); err == nil {
+		title = lab.FillTitle(title, v.Format)
 	}
-	py := func(y float64) float64 {
-		return previewH - previewPad - (ty(y)-y0)/(y1-y0)*(previewH-2*previewPad)
-	}
+	return title
+}
+
+// previewPlaces returns what previewColours takes of l's view for chart: the places of the
+// options of the chart's key (its own, or else the view's), and the number of places the
+// options of every key take (lab.View.Places).
+func previewPlaces(l *lab.Lab, chart lab.Chart) (map[string]int, int) {
 	key := l.View.Key
 	if chart.Key != "" {
 		key = chart.Key
@@ -161,52 +210,87 @@ func previewSVG(l *lab.Lab, res *lab.Result) []byte {
 	for _, m := range places {
 		total += len(m)
 	}
-	colours := previewColours(series, places[key], total)
-	for i, sr := range series {
-		colour, darkColour := colours(sr)
-		class := "s" + strconv.Itoa(i)
-		if bars {
-			dark = append(dark, "."+class+" { fill: "+darkColour+"; }")
-		} else {
-			dark = append(dark, "."+class+" { stroke: "+darkColour+"; }")
-		}
-		if bars {
-			width := (previewW - 2*previewPad) / float64(max(len(sr.X), 1)) * 0.8
-			for i := range sr.X {
-				x, y := px(sr.X[i]), py(sr.Y[i])
-				if math.IsNaN(x) || math.IsNaN(y) {
-					continue
-				}
-				fmt.Fprintf(&b, `<rect class="%s" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="0.5"/>`,
-					class, x-width/2, y, width, math.Max(previewH-previewPad-y, 0), colour)
-			}
+	return places[key], total
+}
+
+// previewCanvas is a preview's SVG as it is written: its elements so far, and the style rules
+// that give them their colours in dark mode, written last (end).
+type previewCanvas struct {
+	b    bytes.Buffer
+	dark []string
+}
+
+// newPreviewCanvas starts a preview titled title: the SVG element, its title and its
+// background.
+func newPreviewCanvas(title string) *previewCanvas {
+	c := new(previewCanvas)
+	fmt.Fprintf(&c.b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" role="img">`, previewW, previewH, previewW, previewH)
+	fmt.Fprintf(&c.b, `<title>%s</title>`, html.EscapeString(title))
+	// The page's background and series colours, light or dark as the reader's system is (an
+	// image's media queries follow the page that shows it).
+	fmt.Fprintf(&c.b, `<rect class="bg" width="%d" height="%d" fill="#fff" stroke="#ccc"/>`, previewW, previewH)
+	c.dark = []string{`@media (prefers-color-scheme: dark) { .bg { fill: #121417; stroke: #41464d; }`}
+	return c
+}
+
+// series draws sr on scale sc, as bars or as a line, in colour, and adds the dark-mode rule
+// that gives its elements (of class) darkColour instead.
+func (c *previewCanvas) series(class string, bars bool, colour, darkColour string, sr lab.Series, sc previewScale) {
+	if bars {
+		c.dark = append(c.dark, "."+class+" { fill: "+darkColour+"; }")
+		c.bars(class, colour, sr, sc)
+		return
+	}
+	c.dark = append(c.dark, "."+class+" { stroke: "+darkColour+"; }")
+	c.line(class, colour, sr, sc)
+}
+
+// bars draws a bar from the bottom of the preview's box up to each point of sr, centred on
+// its x and 80% as wide as the box's width shared among the series' points; a point with a
+// NaN pixel (a value not above zero on a log axis) is left out.
+func (c *previewCanvas) bars(class, colour string, sr lab.Series, sc previewScale) {
+	width := (previewW - 2*previewPad) / float64(max(len(sr.X), 1)) * 0.8
+	for i := range sr.X {
+		x, y := sc.px(sr.X[i]), sc.py(sr.Y[i])
+		if math.IsNaN(x) || math.IsNaN(y) {
 			continue
 		}
-		fmt.Fprintf(&b, `<polyline class="%s" fill="none" stroke="%s" stroke-width="2" points="`, class, colour)
-		// At most two points (the lowest and highest) per pixel column: the drawing is the
-		// same, the file stays small however long the series.
-		col, lo, hi := math.NaN(), 0.0, 0.0
-		flush := func() {
-			if !math.IsNaN(col) {
-				fmt.Fprintf(&b, "%.0f,%.1f %.0f,%.1f ", col, lo, col, hi)
-			}
-		}
-		for i := range sr.X {
-			x, y := px(sr.X[i]), py(sr.Y[i])
-			if math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0) {
-				continue
-			}
-			if c := math.Round(x); c != col {
-				flush()
-				col, lo, hi = c, y, y
-			} else {
-				lo, hi = min(lo, y), max(hi, y)
-			}
-		}
-		flush()
-		b.WriteString(`"/>`)
+		fmt.Fprintf(&c.b, `<rect class="%s" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="0.5"/>`,
+			class, x-width/2, y, width, math.Max(previewH-previewPad-y, 0), colour)
 	}
-	return end()
+}
+
+// line draws sr as one polyline through its finite points. At most two points (the lowest
+// and highest) per pixel column: the drawing is the same, the file stays small however long
+// the series.
+func (c *previewCanvas) line(class, colour string, sr lab.Series, sc previewScale) {
+	fmt.Fprintf(&c.b, `<polyline class="%s" fill="none" stroke="%s" stroke-width="2" points="`, class, colour)
+	col, lo, hi := math.NaN(), 0.0, 0.0
+	flush := func() {
+		if !math.IsNaN(col) {
+			fmt.Fprintf(&c.b, "%.0f,%.1f %.0f,%.1f ", col, lo, col, hi)
+		}
+	}
+	for i := range sr.X {
+		x, y := sc.px(sr.X[i]), sc.py(sr.Y[i])
+		if math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0) {
+			continue
+		}
+		if at := math.Round(x); at != col {
+			flush()
+			col, lo, hi = at, y, y
+		} else {
+			lo, hi = min(lo, y), max(hi, y)
+		}
+	}
+	flush()
+	c.b.WriteString(`"/>`)
+}
+
+// end closes the preview, its dark-mode rules last, and returns its bytes.
+func (c *previewCanvas) end() []byte {
+	c.b.WriteString(`<style>` + strings.Join(c.dark, " ") + ` }</style></svg>`)
+	return c.b.Bytes()
 }
 
 // previewColours returns the colours of each series of a chart in the page's palette (light

@@ -306,24 +306,21 @@ func (rs *roomServer) endedPage(w http.ResponseWriter, rm room.Room) bool {
 	return true
 }
 
-// stream serves a room's websocket.
+// stream serves a room's websocket. Its stages: the request is admitted (admitStream) and
+// upgraded; the connection joins the room (joinStream); its reader hands the participant's
+// messages to their loops (participant.handle) while the room's frames are written to it
+// (broadcast.follow); and when the following ends, the stream is closed with the code of why
+// (endStream). What the stages take is given back by the defers here, in the reverse of the
+// order taken: the room left; the watches of the room's end and of draining stopped; a panic
+// answered with 1011; the following stopped; the connection uncounted and cut; its context
+// cancelled; the client's slot of open streams released.
 func (rs *roomServer) stream(w http.ResponseWriter, r *http.Request) {
 	s := rs.s
-	release, err := s.open.open(clientOf(r)) // before the store is asked
-	if err != nil {
-		s.writeError(w, r, err)
+	rm, release, ok := rs.admitStream(w, r)
+	if !ok {
 		return
 	}
 	defer release()
-	rm, err := rs.lookup(r)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if s.draining.Load() {
-		s.writeError(w, r, hub.ErrDraining)
-		return
-	}
 	// ctx is the connection's: its reader, pinger and writes. The server's reasons to end
 	// the stream — draining, the room ending, the store failing — end only the following
 	// (follow), with their cause, and the stream then closes with the code of its cause
@@ -347,97 +344,179 @@ func (rs *roomServer) stream(w http.ResponseWriter, r *http.Request) {
 	stopDrain := context.AfterFunc(s.drainCtx, func() { stopFollowing(errRoomClosing) })
 	defer stopDrain()
 
-	lr := rs.join(rm)
-	if lr.ctx.Err() != nil { // the room could not start here
-		rs.leave(lr, false)
-		code, reason := closeOf(context.Cause(lr.ctx))
-		if code == websocket.StatusInternalError {
-			s.log.Warn("room stream closed", "room", rm.Code, "cause", context.Cause(lr.ctx))
-		}
-		ws.close(code, reason)
+	lr, ok := rs.joinStream(ws, rm)
+	if !ok {
 		return
 	}
 	stopRoom := context.AfterFunc(lr.ctx, func() { stopFollowing(context.Cause(lr.ctx)) })
 	defer stopRoom()
-	// presenter is set by the presenting loop. This connection's own replies and the room's
-	// frames take turns to write (roomConn.writing), each within the write timeout.
-	var presenter atomic.Bool
-	defer func() { rs.leave(lr, presenter.Load()) }()
-	own := func(m reply) error { return ws.writeJSON(m) }
-	// The reader never waits for the store — a stalled store must not keep it from reading
-	// the pongs that keep the connection alive — nor does it parse or estimate a presenter's
-	// scenarios, and no message it reads starts work of its own: presenter keys are checked by
-	// their own loop (the newest key first); a presenter's changes wait, unparsed, the newest
-	// replacing older ones, for a loop that paces them before it parses and estimates them
-	// (proposing) and has the room's loop store them (storeChanges); an end is sent to the
-	// store by one goroutine at a time, further ends while it is in flight being the same
-	// request.
-	keys := make(chan string, 1)
-	// A presenter is sent the live tally of answers beside the room's broadcast (promoted
-	// wakes the follow loop when this connection becomes the presenter).
-	promoted := make(chan struct{})
-	side := func() (*wire, <-chan struct{}) {
-		if !presenter.Load() {
-			return nil, promoted
-		}
-		return lr.board.view()
-	}
-	go rs.presenting(ctx, lr, keys, &presenter, own, func() { close(promoted) }, stopFollowing)
-	proposals := make(chan request, 1)
-	answers := make(chan request, 1)
-	var (
-		proposing, answering sync.Once
-		ending               atomic.Bool
-	)
-	client := clientOf(r)
+	p := rs.newParticipant(ctx, lr, ws, clientOf(r))
+	defer func() { rs.leave(lr, p.presenter.Load()) }()
+	go rs.presenting(ctx, lr, p.keys, &p.presenter, p.own, p.promote, stopFollowing)
 	ws.reading = true
-	go ws.readLoop(cancel, func(b []byte) error {
-		m, err := decodeOf(b, "params", "present", "end", "answer")
-		if err != nil {
-			return err
-		}
-		switch m.Type {
-		case "present":
-			offerNewest(keys, m.Key)
-		case "end":
-			if !presenter.Load() {
-				return own(reply{Type: "error", ID: m.ID, Error: "only the presenter can end the room"})
-			}
-			if ending.CompareAndSwap(false, true) {
-				go func() {
-					defer ending.Store(false)
-					rs.endRoom(lr, own)
-				}()
-			}
-		case "answer":
-			if presenter.Load() {
-				return own(reply{Type: "error", ID: m.ID, Param: "answer", Error: "the presenter does not answer: followers do"})
-			}
-			answering.Do(func() { go rs.answering(ctx, lr, answers, own) })
-			offerNewest(answers, m)
-		case "params":
-			if !presenter.Load() {
-				return own(reply{Type: "error", ID: m.ID, Error: errNotPresenter.Msg})
-			}
-			proposing.Do(func() { go rs.proposing(ctx, lr, client, proposals, own) })
-			offerNewest(proposals, m)
-		}
-		return nil
-	})
+	go ws.readLoop(cancel, p.handle)
 	go ws.ping(cancel)
-	_ = lr.b.follow(following, ws.write, side) // how it ended is told by the contexts below
-	if cause := context.Cause(following); following.Err() != nil && ctx.Err() == nil {
-		code, reason := closeOf(cause)
-		if code == websocket.StatusInternalError {
-			s.log.Warn("room stream closed", "room", rm.Code, "cause", cause)
+	_ = lr.b.follow(following, ws.write, p.side) // how it ended is told by the contexts
+	rs.endStream(ctx, following, ws, rm.Code)
+}
+
+// admitStream admits a request for a room's stream, before it is upgraded: it takes a slot
+// of the client's open streams (before the store is asked), looks the room up, and refuses a
+// server that is draining. It returns the room and the slot's release; refused, it has
+// written the error response and released the slot, and reports false.
+func (rs *roomServer) admitStream(w http.ResponseWriter, r *http.Request) (_ room.Room, release func(), ok bool) {
+	s := rs.s
+	free, err := s.open.open(clientOf(r))
+	if err != nil {
+		s.writeError(w, r, err)
+		return room.Room{}, nil, false
+	}
+	defer func() {
+		if !ok { // refused, or a panic: the slot is not kept
+			free()
 		}
-		ws.close(code, reason)
+	}()
+	rm, err := rs.lookup(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return room.Room{}, nil, false
+	}
+	if s.draining.Load() {
+		s.writeError(w, r, hub.ErrDraining)
+		return room.Room{}, nil, false
+	}
+	return rm, free, true
+}
+
+// joinStream joins the stream's participant to rm's room on this server (join). A room that
+// could not start here is left at once and the stream closed with its cause's code
+// (closeStream); joinStream then reports false.
+func (rs *roomServer) joinStream(ws *roomConn, rm room.Room) (*liveRoom, bool) {
+	lr := rs.join(rm)
+	if lr.ctx.Err() != nil { // the room could not start here
+		rs.leave(lr, false)
+		rs.closeStream(ws, rm.Code, context.Cause(lr.ctx))
+		return nil, false
+	}
+	return lr, true
+}
+
+// endStream closes the stream of the room roomCode once its following has ended. The server
+// ended it (its cause: draining, the room ending, the store failing) while the connection
+// lived: closed with the cause's code (closeStream). The connection ended (the participant
+// closed it, sent what it may not, or stopped answering pings): closed normally. Neither — a
+// write failed — it is left to the stream's deferred Close, which cuts the connection.
+func (rs *roomServer) endStream(ctx, following context.Context, ws *roomConn, roomCode string) {
+	if cause := context.Cause(following); following.Err() != nil && ctx.Err() == nil {
+		rs.closeStream(ws, roomCode, cause)
 		return
 	}
 	if ctx.Err() != nil {
 		ws.close(websocket.StatusNormalClosure, "")
 	}
-	// A write failed: the deferred Close cuts the connection.
+}
+
+// closeStream closes the stream of the room roomCode with the close code and reason of cause
+// (closeOf), logging a cause that has none of its own (1011).
+func (rs *roomServer) closeStream(ws *roomConn, roomCode string, cause error) {
+	code, reason := closeOf(cause)
+	if code == websocket.StatusInternalError {
+		rs.s.log.Warn("room stream closed", "room", roomCode, "cause", cause)
+	}
+	ws.close(code, reason)
+}
+
+// participant is one connection's part in a live room: what its reader hands on, and to
+// whom. The reader never waits for the store — a stalled store must not keep it from reading
+// the pongs that keep the connection alive — nor does it parse or estimate a presenter's
+// scenarios, and no message it reads starts work of its own: presenter keys are checked by
+// their own loop (presenting; the newest key first); a presenter's changes wait, unparsed,
+// the newest replacing older ones, for a loop that paces them before it parses and estimates
+// them (proposing) and has the room's loop store them (storeChanges); a follower's answers
+// wait likewise for theirs (answering); an end is sent to the store by one goroutine at a
+// time, further ends while it is in flight being the same request.
+type participant struct {
+	rs     *roomServer
+	lr     *liveRoom
+	ctx    context.Context // the connection's: it ends the participant's loops
+	client string          // whom its presenter's changes are charged to (clientOf)
+	// own writes the connection's own replies. They and the room's frames take turns to
+	// write (roomConn.writing), each within the write timeout.
+	own func(reply) error
+	// presenter is set by the presenting loop, which then closes promoted: a presenter is
+	// sent the live tally of answers beside the room's broadcast (side), and promoted wakes
+	// the follow loop to send it.
+	presenter atomic.Bool
+	promoted  chan struct{}
+	keys      chan string  // presenter keys, for presenting
+	proposals chan request // a presenter's changes, for proposing
+	answers   chan request // a follower's answers, for answering
+	// proposing and answering start their loops on the first message each is for; ending
+	// is set while an end is in flight.
+	proposing, answering sync.Once
+	ending               atomic.Bool
+}
+
+// newParticipant returns the part in lr of the connection ws (whose context is ctx), opened
+// by client. Its loops are started as its messages come (handle), but for presenting, which
+// the stream starts.
+func (rs *roomServer) newParticipant(ctx context.Context, lr *liveRoom, ws *roomConn, client string) *participant {
+	return &participant{rs: rs, lr: lr, ctx: ctx, client: client, own: ws.writeJSON,
+		promoted: make(chan struct{}), keys: make(chan string, 1),
+		proposals: make(chan request, 1), answers: make(chan request, 1)}
+}
+
+// promote tells the follow loop that the connection has become the room's presenter (side).
+// The presenting loop calls it once.
+func (p *participant) promote() { close(p.promoted) }
+
+// side is what broadcast.follow sends beside the room's frames: a presenter's live tally of
+// answers, and for a follower nothing, until promoted.
+func (p *participant) side() (*wire, <-chan struct{}) {
+	if !p.presenter.Load() {
+		return nil, p.promoted
+	}
+	return p.lr.board.view()
+}
+
+// handle is the reader's handler of one message b (roomConn.readLoop): it hands a presenter
+// key, a presenter's change or end, or a follower's answer on to its loop, and answers with an
+// error what the connection may not send as the presenter or follower it is. An error it
+// returns — a message that is none of these, or a reply that could not be written — closes
+// the connection with 1007 (readLoop).
+func (p *participant) handle(b []byte) error {
+	m, err := decodeOf(b, "params", "present", "end", "answer")
+	if err != nil {
+		return err
+	}
+	rs, lr, own := p.rs, p.lr, p.own
+	switch m.Type {
+	case "present":
+		offerNewest(p.keys, m.Key)
+	case "end":
+		if !p.presenter.Load() {
+			return own(reply{Type: "error", ID: m.ID, Error: "only the presenter can end the room"})
+		}
+		if p.ending.CompareAndSwap(false, true) {
+			go func() {
+				defer p.ending.Store(false)
+				rs.endRoom(lr, own)
+			}()
+		}
+	case "answer":
+		if p.presenter.Load() {
+			return own(reply{Type: "error", ID: m.ID, Param: "answer", Error: "the presenter does not answer: followers do"})
+		}
+		p.answering.Do(func() { go rs.answering(p.ctx, lr, p.answers, own) })
+		offerNewest(p.answers, m)
+	case "params":
+		if !p.presenter.Load() {
+			return own(reply{Type: "error", ID: m.ID, Error: errNotPresenter.Msg})
+		}
+		p.proposing.Do(func() { go rs.proposing(p.ctx, lr, p.client, p.proposals, own) })
+		offerNewest(p.proposals, m)
+	}
+	return nil
 }
 
 // Why a room's stream ends, besides its participant leaving.
