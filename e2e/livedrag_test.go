@@ -15,7 +15,7 @@ import (
 // slider, every chart on the page — each panel of small multiples on its own — is redrawn
 // with newer values several times (a count, not a gap), and "busy" never shows. The figures
 // (the largest gap between two redraws of each panel with newer values) are logged; they are
-// the liveness table of docs/speed.md (PLAYGROUND_MEASURE=1 prints them as one table).
+// printed as one table with PLAYGROUND_MEASURE=1 (docs/speed.md, "How to measure").
 
 // panelLogJS records, at each redraw of the page's charts, a fingerprint of the numbers each
 // panel shows (every series' points, and the bands'), so that a test can tell a redraw with

@@ -23,7 +23,7 @@ import (
 // an event that misses the CPU's caches), and estimates it within 2× of the count over its
 // whole parameter space, extremes included (each lab's TestCostWithinTwice). So a budget of B
 // units admits runs of at most about 2·B units, some 2·B·100 ns of CPU at worst, and measured
-// here, at B = 2e8, up to ~15 CPU-s (docs/speed.md): the CPU limit should sit at least three
+// here, at B = 2e8, up to ~15 CPU-s (docs/operating.md): the CPU limit should sit at least three
 // times above what the budget admits (the defaults are api.DefaultBudget and
 // api.DefaultMaxRunCPU).
 //
@@ -40,7 +40,7 @@ import (
 // the hub's default of 8 runs at once (4 per CPU on 2 CPUs), runs hold at most 320 MiB
 // between them, which keeps the server's peak resident memory under 512 MB whatever the
 // requests, with the soft heap limit `playground serve` sets (measured: 404 MB after bursts of
-// eight runs at the bound; docs/speed.md). A server allowed more runs at once needs a
+// eight runs at the bound; docs/operating.md). A server allowed more runs at once needs a
 // smaller bound per run, or more memory.
 const MaxRunMemory = 40 << 20
 

@@ -292,7 +292,7 @@ func serve(args []string, stderr io.Writer) int {
 // (debug.SetMemoryLimit, unless GOMEMLIMIT says otherwise): what the runs may hold
 // (lab.MaxRunMemory each) and 64 MiB for the rest. Near it the garbage collector works harder
 // instead of letting garbage double the heap: eight runs at the bound peaked at 404 MB of
-// resident memory with it, 516 MB without (docs/speed.md).
+// resident memory with it, 516 MB without (docs/operating.md).
 func memoryLimit(maxRuns int) int64 { return 64<<20 + int64(max(maxRuns, 1))*lab.MaxRunMemory }
 
 // isTerminal reports whether w is a terminal.

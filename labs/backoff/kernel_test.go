@@ -52,7 +52,7 @@ func TestPreparedPolicySameSimulation(t *testing.T) {
 // BenchmarkAttemptDraws measures the part of a failed attempt no faster kernel with the same
 // results can skip: the four normal draws of its hops (SplitMix64 and the ziggurat) and the
 // hops' arithmetic, exactly as Simulate computes them, alone on one client's stream — a floor
-// under BenchmarkReferenceSweep's ns/attempt (docs/speed.md, "The kernel against the reference").
+// under BenchmarkReferenceSweep's ns/attempt (docs/operating.md, "The kernel against the reference").
 func BenchmarkAttemptDraws(b *testing.B) {
 	var s engine.Source
 	engine.Seed(&s, 1, engine.Network, 0, 0)
