@@ -112,10 +112,8 @@ func heaviestAdmitted(tb testing.TB, l *lab.Lab, budget int64) (param.Values, bo
 // of a list, the longest range up to its maximum; the default for other kinds.
 func largest(sp param.Spec) string {
 	switch sp.Kind {
-	case param.Int, param.Float:
-		return strconv.FormatFloat(sp.Max, 'f', -1, 64)
-	case param.Duration:
-		return param.FormatDuration(time.Duration(sp.Max * float64(time.Millisecond)))
+	case param.Int, param.Float, param.Duration:
+		return sp.Format(sp.Max)
 	case param.EnumList:
 		return strings.Join(sp.Options, ",")
 	case param.IntRange:

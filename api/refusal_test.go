@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/resilience-playground/playground/api"
 	"github.com/resilience-playground/playground/internal/heavy"
@@ -100,10 +99,7 @@ func TestRefusalSuggestionAdmitted(t *testing.T) {
 
 // least is the smallest value of a numeric parameter as a URL writes it.
 func least(sp param.Spec) string {
-	if sp.Kind == param.Duration {
-		return param.FormatDuration(time.Duration(sp.Min * float64(time.Millisecond)))
-	}
-	return strconv.FormatFloat(sp.Min, 'f', -1, 64)
+	return sp.Format(sp.Min)
 }
 
 // quarterMore returns w with its value of the numeric parameter name a quarter larger, when

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -41,11 +40,7 @@ func TestEverySliderEnd(t *testing.T) {
 				continue
 			}
 			for _, end := range []float64{sp.Min, sp.Max} {
-				value := strconv.FormatFloat(end, 'f', -1, 64)
-				if sp.Kind == param.Duration {
-					value = param.FormatDuration(time.Duration(end * float64(time.Millisecond)))
-				}
-				q := sp.Name + "=" + value
+				q := sp.Name + "=" + sp.Format(end)
 				if _, err := l.Parse(q); err != nil {
 					// The end breaks a rule across parameters at the defaults: the API says so,
 					// naming the rule's parameters, and the end runs with another of them moved
@@ -172,11 +167,7 @@ func keepRules(t *testing.T, l *lab.Lab, q string, err error) (string, bool) {
 		_, same, _ := strings.Cut(q, "=")
 		values := []string{same}
 		for _, end := range []float64{sp.Min, sp.Max} {
-			value := strconv.FormatFloat(end, 'f', -1, 64)
-			if sp.Kind == param.Duration {
-				value = param.FormatDuration(time.Duration(end * float64(time.Millisecond)))
-			}
-			values = append(values, value)
+			values = append(values, sp.Format(end))
 		}
 		for _, value := range values {
 			if v, err := l.Parse(q + "&" + name + "=" + value); err == nil && l.CheckBudget(v, api.DefaultBudget) == nil {

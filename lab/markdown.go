@@ -3,9 +3,7 @@ package lab
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/resilience-playground/playground/param"
 )
@@ -46,10 +44,10 @@ func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 // rangeOf writes what a parameter takes.
 func rangeOf(sp param.Spec) string {
 	num := func(x float64) string {
+		n := sp.Format(x)
 		if sp.Kind == param.Duration {
-			return param.FormatDuration(time.Duration(x * float64(time.Millisecond)))
+			return n
 		}
-		n := strconv.FormatFloat(x, 'f', -1, 64)
 		if sp.Unit != "" && strings.ContainsAny(sp.Unit[:1], "abcdefghijklmnopqrstuvwxyz") {
 			return n + " " + sp.Unit // 10 requests, but 10/s and 2×
 		}

@@ -409,7 +409,7 @@ func (sp Spec) parseRange(raw string) (any, *Error) {
 	r := Range{From: n[0], To: n[1], Step: n[2]}
 	switch {
 	case float64(r.From) < sp.Min || float64(r.To) > sp.Max:
-		return nil, errorf(sp.Name, "%s must lie between %s and %s, got %s", sp.Name, sp.format(sp.Min), sp.format(sp.Max), clip(raw))
+		return nil, errorf(sp.Name, "%s must lie between %s and %s, got %s", sp.Name, sp.Format(sp.Min), sp.Format(sp.Max), clip(raw))
 	case r.To < r.From:
 		return nil, errorf(sp.Name, "%s: from (%d) must not exceed to (%d)", sp.Name, r.From, r.To)
 	case r.Step < 1:
@@ -424,13 +424,13 @@ func (sp Spec) parseRange(raw string) (any, *Error) {
 func (sp Spec) malformed(raw, want string) *Error {
 	switch sp.Kind {
 	case Int, Float, Duration:
-		return errorf(sp.Name, "%s must be %s between %s and %s, got %q", sp.Name, want, sp.format(sp.Min), sp.format(sp.Max), clip(raw))
+		return errorf(sp.Name, "%s must be %s between %s and %s, got %q", sp.Name, want, sp.Format(sp.Min), sp.Format(sp.Max), clip(raw))
 	}
 	return errorf(sp.Name, "%s must be %s, got %q", sp.Name, want, clip(raw))
 }
 
 func (sp Spec) outOfRange(raw string) *Error {
-	return errorf(sp.Name, "%s must be between %s and %s, got %s", sp.Name, sp.format(sp.Min), sp.format(sp.Max), clip(raw))
+	return errorf(sp.Name, "%s must be between %s and %s, got %s", sp.Name, sp.Format(sp.Min), sp.Format(sp.Max), clip(raw))
 }
 
 // allowed describes the values sp accepts.
@@ -443,13 +443,14 @@ func (sp Spec) allowed() string {
 	case Bool:
 		return "use true or false"
 	case IntRange:
-		return fmt.Sprintf("use from:to:step between %s and %s, or off", sp.format(sp.Min), sp.format(sp.Max))
+		return fmt.Sprintf("use from:to:step between %s and %s, or off", sp.Format(sp.Min), sp.Format(sp.Max))
 	}
-	return fmt.Sprintf("use a value between %s and %s", sp.format(sp.Min), sp.format(sp.Max))
+	return fmt.Sprintf("use a value between %s and %s", sp.Format(sp.Min), sp.Format(sp.Max))
 }
 
-// format writes a bound in the parameter's URL form.
-func (sp Spec) format(x float64) string {
+// Format writes x, a number on sp's scale (milliseconds for a Duration), as a URL writes it:
+// 250, 0.5, 1m30s.
+func (sp Spec) Format(x float64) string {
 	if sp.Kind == Duration {
 		return FormatDuration(time.Duration(math.Round(x * 1e6)))
 	}

@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/param"
@@ -91,15 +89,9 @@ func ruleProblems(l *lab.Lab) []string {
 // option, a sweep off and on.
 func offered(sp param.Spec) []string {
 	vs := []string{sp.Default}
-	num := func(x float64) string {
-		if sp.Kind == param.Duration {
-			return param.FormatDuration(time.Duration(x * float64(time.Millisecond)))
-		}
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	}
 	switch sp.Kind {
 	case param.Int, param.Float, param.Duration:
-		vs = append(vs, num(sp.Min), num(sp.Max))
+		vs = append(vs, sp.Format(sp.Min), sp.Format(sp.Max))
 	case param.Enum, param.EnumList:
 		vs = append(vs, sp.Options...)
 	case param.Bool:
