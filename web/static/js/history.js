@@ -24,6 +24,10 @@ export function wireHistory(state, opts = {}) {
     history.replaceState(history.state, "", address(accepted) + location.hash);
   }
 
+  // The scenario's part of the address as this page last wrote or was brought to it: a
+  // popstate that leaves it so moved the fragment only (a tour step's link, #… typed), and no
+  // scenario.
+  let inAddress = query();
   const here = () => location.pathname + location.search;
   // The address may hold what a link brought in and no scenario of ours writes (a malformed
   // escape, /backoff?clients=%ZZ): compared, never trusted to decode, it is written over with
@@ -34,6 +38,7 @@ export function wireHistory(state, opts = {}) {
     if (same(url, here())) return false;
     if (push) history.pushState(null, "", url + location.hash);
     else history.replaceState(null, "", url + location.hash);
+    inAddress = query();
     state.emit("address", {});
     return true;
   };
@@ -76,6 +81,11 @@ export function wireHistory(state, opts = {}) {
     else state.emit("address", {});
   });
   addEventListener("popstate", () => {
+    // The browser announces a fragment's edit with popstate too. The scenario stays: it may be
+    // newer than the address, which follows the server's runs (a value just typed whose run
+    // has not started), and taking the address's would put it back.
+    if (same(query(), inAddress)) return;
+    inAddress = query();
     gesture = owed = false;
     state.setScenario(decode(spec, query()), "history");
   });

@@ -301,6 +301,8 @@ export function wireRoom(state, stream, results, tour) {
     state.on("reveal", () => room.answers.render());
     // The presenter's reveal is the room's; a follower reveals for itself only if allowed.
     state.on("reveal", () => { if (room.presenting) room.changed(); });
+    // So is the step it shows, however it came (a tour's buttons, Back, an edited fragment).
+    state.on("step", () => { if (room.presenting) room.changed(); });
     if (tour) tour.canReveal = () => !state.view.following || !!room.room?.reveal_open;
     state.on("values", () => { if (state.view.following) summarize(); });
     // A tour ended without a change of scenario: the room's step is cleared all the same.
