@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/resilience-playground/playground/api"
 	"github.com/resilience-playground/playground/internal/heavy"
 	"github.com/resilience-playground/playground/lab"
 	"github.com/resilience-playground/playground/lab/labtest"
@@ -15,8 +16,10 @@ import (
 // TestEveryLabKeepsTheContract holds every registered lab to what the playground needs of a
 // lab, so that a new lab is checked by its registry line alone: every parameter has a label
 // and a help text; the cost and memory parameters it names exist; and its runs fill its view
-// (labtest.CheckView) — over its light scenario, the same with each chart's sweep turned on
-// (param.Spec.On), and every step of its tours (not under the race detector, which slows these
+// (labtest.CheckView: no run leaves a chart empty without saying why, and between them they
+// fill every chart and table) — over its light scenario, the same with each chart's sweep turned on
+// (param.Spec.On), and every step of its tours, each of which the server's default budget
+// admits (not under the race detector, which slows these
 // runs tenfold: .ci/run runs the test again without it).
 func TestEveryLabKeepsTheContract(t *testing.T) {
 	t.Parallel() // beside the package's other heavy tests
@@ -41,6 +44,18 @@ func TestEveryLabKeepsTheContract(t *testing.T) {
 				t.Errorf("an estimate without the parameters that drive it: a refusal could name none")
 			}
 			labtest.CheckRules(t, l)
+			// Every tour step runs within the server's default budget (its scenario is valid and
+			// canonical: the registry checks that when it is built).
+			for _, tour := range l.Tours {
+				for i, s := range tour.Steps {
+					_, q, _ := strings.Cut(s.URL, "?")
+					if v, err := l.Parse(q); err != nil {
+						t.Errorf("tour %s step %d (%s): %v", tour.Name, i+1, s.URL, err)
+					} else if err := l.CheckBudget(v, api.DefaultBudget); err != nil {
+						t.Errorf("tour %s step %d (%s): %v", tour.Name, i+1, s.URL, err)
+					}
+				}
+			}
 			heavy.Test(t)
 			labtest.CheckView(t, l, viewScenarios(t, l)...)
 		})

@@ -38,13 +38,10 @@ var costSettings = []string{
 // the estimate must be within 2× either way, so that the budget refuses only what is really
 // too big and admits nothing much bigger, and CostBound must bound the work.
 func TestCostWithinTwice(t *testing.T) {
-	t.Parallel() // beside the package's other heavy tests, after its memory tests (which measure the process's heap)
+	t.Parallel()  // beside the package's other heavy tests, after its memory tests (which measure the process's heap)
+	heavy.Test(t) // the estimate's arithmetic: nothing for the race detector
 	sizes := []int{1, 2, 7, 60, 250, 1000}
 	settings := costSettings
-	if heavy.Light() {
-		sizes = []int{1, 7, 60, 250}
-		settings = settings[:5]
-	}
 	var queries []string
 	for _, set := range settings {
 		for _, n := range sizes {
@@ -58,9 +55,7 @@ func TestCostWithinTwice(t *testing.T) {
 		"strategies=full&clients=1000&latency_sd=0s&sweep=off&trials=3", // the blind spot of issue 18
 		"strategies=exponential&multiplier=1&base=100us&cap=1ms&clients=1000&trials=3&sweep=off&latency_mean=1s&latency_sd=1us",
 	)
-	if !heavy.Light() {
-		queries = append(queries, "strategies=none,full&trials=1&sweep=1:1000:10") // the longest sweep
-	}
+	queries = append(queries, "strategies=none,full&trials=1&sweep=1:1000:10") // the longest sweep
 	var worst float64 = 1
 	for _, q := range queries {
 		v, err := Params.ParseQuery(q)

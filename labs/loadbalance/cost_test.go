@@ -42,11 +42,9 @@ var costScenarios = []string{
 // TestCostWithinTwice compares the cost estimate with the work runs really do (counted as they
 // go: World.Work, subsetsWork, compareWork): within 2× either way across the parameter space.
 func TestCostWithinTwice(t *testing.T) {
-	t.Parallel() // beside the package's other heavy tests, after its memory tests (which measure the process's heap)
+	t.Parallel()  // beside the package's other heavy tests, after its memory tests (which measure the process's heap)
+	heavy.Test(t) // the estimate's arithmetic: nothing for the race detector
 	scenarios := costScenarios
-	if heavy.Light() {
-		scenarios = scenarios[:4]
-	}
 	worst := 1.0
 	for _, q := range scenarios {
 		v, err := params.ParseQuery(q)

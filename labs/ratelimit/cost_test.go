@@ -62,12 +62,10 @@ var costScenarios = []string{
 // TestCostWithinTwice compares the cost estimate with the work runs really do: within 2×
 // either way. CostBound must never be below the work.
 func TestCostWithinTwice(t *testing.T) {
-	t.Parallel() // beside the package's other heavy tests, after its memory tests (which measure the process's heap)
+	t.Parallel()  // beside the package's other heavy tests, after its memory tests (which measure the process's heap)
+	heavy.Test(t) // the estimate's arithmetic: nothing for the race detector
 	worst := 1.0
 	scenarios := costScenarios
-	if heavy.Light() {
-		scenarios = scenarios[:2]
-	}
 	for _, q := range scenarios {
 		v, err := Params.ParseQuery(q)
 		if err != nil {

@@ -41,12 +41,9 @@ var costScenarios = []struct {
 // go, one unit per event): never below half of it anywhere, and within 2× either way where a
 // storm happens or none can.
 func TestCostBoundsWork(t *testing.T) {
-	t.Parallel() // beside the package's other heavy tests, after its memory tests (which measure the process's heap)
-	heavy.Test(t)
+	t.Parallel()  // beside the package's other heavy tests, after its memory tests (which measure the process's heap)
+	heavy.Test(t) // the estimate's arithmetic: nothing for the race detector
 	scenarios := costScenarios
-	if heavy.Light() {
-		scenarios = scenarios[:3]
-	}
 	for _, c := range scenarios {
 		v, err := Params.ParseQuery(c.q)
 		if err != nil {
