@@ -46,9 +46,10 @@ type answersState struct {
 
 // tally is a live room's answers to its step, as last read from the store.
 type tally struct {
-	step   string
-	counts map[string]int
-	read   bool
+	step    string
+	counts  map[string]int
+	read    bool
+	version int64 // the room's version when the store was read: it holds every answer before it
 }
 
 // answerOf returns the answer space of lr's step, nil for a step that asks nothing.
@@ -61,10 +62,13 @@ func answerOf(l *lab.Lab, step string) *lab.Answer {
 }
 
 // answersOf returns lr's tally of its step for a message, with the truth if truth is set, or
-// nil if the step asks nothing or its tally is not read yet; rs.mu is held.
+// nil if the step asks nothing or its tally is not read yet; rs.mu is held. The tally shown
+// beside the truth is one read since the step was revealed — answers close with the reveal,
+// so it is the final one — never one read before, which may lack the last answers: the class
+// is not shown a spread that then changes (countAnswers reads it on the reveal and shows it).
 func (rs *roomServer) answersOf(lr *liveRoom, truth bool) *answersState {
 	a := answerOf(lr.lab, lr.room.Step)
-	if a == nil || !lr.tally.read || lr.tally.step != lr.room.Step {
+	if a == nil || !lr.tally.read || lr.tally.step != lr.room.Step || truth && lr.tally.version < lr.revealed {
 		return nil
 	}
 	st := &answersState{Step: lr.room.Step, Present: lr.total, Counts: lr.tally.counts}
@@ -117,7 +121,7 @@ func (rs *roomServer) countAnswers(ctx context.Context, lr *liveRoom) {
 			}
 			continue
 		}
-		t := tally{step: step, counts: map[string]int{}, read: true}
+		t := tally{step: step, counts: map[string]int{}, read: true, version: version}
 		for _, c := range counts {
 			t.counts[c.Value] = c.N
 		}

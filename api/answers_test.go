@@ -6,6 +6,7 @@ import (
 	"maps"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 
@@ -229,5 +230,72 @@ func TestRoomAnswersAcrossReplicas(t *testing.T) {
 		if !maps.Equal(r.Room.Answers.Counts, want) || r.Room.Answers.Truth != "three" {
 			t.Errorf("follower %d: %+v", i, r.Room.Answers)
 		}
+	}
+}
+
+// heldAnswers is a room store whose reads of a tally wait, while held, until released.
+type heldAnswers struct {
+	room.Store
+	mu   sync.Mutex
+	gate chan struct{} // nil: reads go through
+}
+
+func (h *heldAnswers) hold() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.gate = make(chan struct{})
+}
+
+func (h *heldAnswers) release() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	close(h.gate)
+	h.gate = nil
+}
+
+func (h *heldAnswers) Answers(ctx context.Context, code, step string) ([]room.Count, error) {
+	h.mu.Lock()
+	g := h.gate
+	h.mu.Unlock()
+	if g != nil {
+		select {
+		case <-g:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return h.Store.Answers(ctx, code, step)
+}
+
+// TestRevealShowsTheFinalTally: the tally shown beside the truth is the class's final one,
+// never one read before the last answers (which a follower on another server, whose server had
+// not read the last answer yet, was shown with the reveal, then the right one: issue 32's
+// flaky TestRoomAnswersAcrossReplicas). The store's tally reads are held from the second answer
+// on: the reveal goes out without a tally, and the tally read after it follows.
+func TestRevealShowsTheFinalTally(t *testing.T) {
+	st := &heldAnswers{Store: room.NewMemory(room.Limits{})}
+	srv := MustOpenServer(t, WithConfig(func(c *api.Config) { c.Rooms = st }))
+	c := srv.MustCreateRoom(t, "/free?n=3")
+	presenter := srv.MustPresent(t, c)
+	presenter.Send(map[string]any{"type": "params", "id": 1, "query": "n=3", "step": "intro/3"})
+	f0, f1 := srv.MustJoin(t, c.Code), srv.MustJoin(t, c.Code)
+	for _, f := range []*RoomStream{f0, f1} {
+		f.Until("the question", func(r RoomReply) bool { return r.Type == "room" && r.Room.Step == "intro/3" })
+	}
+	f0.MustAnswer(who0, "intro/3", "three")
+	presenter.Until("the first answer's tally", func(r RoomReply) bool {
+		return r.Type == "answers" && maps.Equal(r.Answers.Counts, map[string]int{"three": 1})
+	})
+	st.hold()
+	f1.MustAnswer(who1, "intro/3", "two")
+	presenter.Send(map[string]any{"type": "params", "id": 2, "query": "n=3", "step": "intro/3", "revealed": true})
+	r := f0.Until("the reveal", func(r RoomReply) bool { return r.Type == "room" && r.Room.Revealed })
+	if r.Room.Answers != nil {
+		t.Errorf("the reveal came with a tally read before the last answer: %+v", r.Room.Answers)
+	}
+	st.release()
+	r = f0.Until("the tally beside the truth", func(r RoomReply) bool { return r.Type == "room" && r.Room.Revealed && r.Room.Answers != nil })
+	if want := map[string]int{"three": 1, "two": 1}; !maps.Equal(r.Room.Answers.Counts, want) || r.Room.Answers.Truth != "three" {
+		t.Errorf("revealed tally %+v, want %v and the truth, three", r.Room.Answers, want)
 	}
 }

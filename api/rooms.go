@@ -69,6 +69,7 @@ type liveRoom struct {
 	tally      tally         // the answers to the step on show, as last read (rs.mu)
 	tallies    chan struct{} // the answers may have changed (see countAnswers)
 	board      *answerBoard  // the presenters' tally
+	revealed   int64         // the room's version when its step was revealed (rs.mu)
 	showing    sync.Mutex    // held while the room message is read and set (showRoom)
 }
 
@@ -783,6 +784,9 @@ func (rs *roomServer) watch(ctx context.Context, lr *liveRoom, changes <-chan ro
 		// otherwise send each of them a room message per answer.
 		answered := rm.Version == lr.room.Version && rm.Answers > lr.room.Answers && rm.Presenters == lr.room.Presenters
 		if rm.Version >= lr.room.Version {
+			if rm.Revealed && (!lr.room.Revealed || rm.Step != lr.room.Step) {
+				lr.revealed = rm.Version
+			}
 			lr.room = rm
 		}
 		rs.mu.Unlock()
