@@ -35,6 +35,16 @@ type Quote struct {
 	// Why, when Measure is nil, says why the figure is not measured: a parameter of the
 	// scenario, a source's own example, a definition.
 	Why string
+	// Shown is the chart or table (by id, as in the lab's View) whose numbers show the figure
+	// the quote measures: the one whose data Measure reads — a table's summary entry, or what
+	// a chart's series are drawn from —, the figure read in a cell of the table or at a point
+	// of the chart. Where a chart and a table share an id, "chart:{id}" or "table:{id}" says
+	// which. A quote of a tour step's words (its text, question or explanation) that measures
+	// its figure must say it, and it must be the step's Focus, which projector view shows
+	// while the step is read: the words discuss what the room sees (issue 30: a step quoted
+	// figures of a table while the projector showed a histogram). Other texts are read beside
+	// whatever is on screen, and their quotes leave it empty.
+	Shown string
 }
 
 // figure matches what a text states as a number: digits (1,000 or 2.80 or 07:10:00), or a
@@ -52,6 +62,8 @@ var figure = regexp.MustCompile(`\d+(?:[.,:]\d+)*|(?i)\b(?:twice|half|halves|dou
 // scenario, and nothing flagged it); and that the true answer of every
 // prediction is held to its scenario by an "answer:" quote that measures it (Says the whole
 // truth), so that a changed model that moves the answer fails here, not in front of a class.
+// Every measured figure of a step's words is shown by the chart or table the step focuses
+// (Quote.Shown), so that a step never discusses figures its projector view does not show.
 func CheckQuotes(t *testing.T, l *lab.Lab, quotes []Quote) {
 	t.Helper()
 	results := map[string]*lab.Result{}
@@ -86,6 +98,9 @@ func CheckQuotes(t *testing.T, l *lab.Lab, quotes []Quote) {
 		}
 		if q.Measure != nil && !stepText(q.In) {
 			checkNamed(t, l, q, text, at, scenario)
+		}
+		if p := shownProblem(l, q); p != "" {
+			t.Error(p)
 		}
 		if q.Measure == nil {
 			if q.Why == "" {
@@ -162,6 +177,73 @@ func texts(l *lab.Lab) map[string]string {
 func stepText(in string) bool {
 	kind, _, _ := strings.Cut(in, ":")
 	return kind == "tour" || kind == "predict" || kind == "explain" || kind == "answer"
+}
+
+// shownProblem returns what is wrong with where quote q says its figure is shown, or "" if
+// nothing is: a quote of a step's words (its text, question or explanation — not its answer,
+// which is the declared truth, not text) that measures its figure names (Shown) a chart or a
+// table of l's view, and it is the one the step focuses, which projector view shows.
+func shownProblem(l *lab.Lab, q Quote) string {
+	kind, name, _ := strings.Cut(q.In, ":")
+	if q.Measure == nil || (kind != "tour" && kind != "predict" && kind != "explain") {
+		return ""
+	}
+	tour, n, ok := l.FindStep(name)
+	if !ok {
+		return "" // quoteText reports it
+	}
+	focus := tour.Steps[n-1].Focus
+	projected := projectedOf(l.View, focus)
+	quote := fmt.Sprintf("%s %q", q.In, q.Says)
+	if q.Shown == "" {
+		return fmt.Sprintf("%s measures a figure but does not say which chart or table shows it (Shown); the step focuses %q", quote, focus)
+	}
+	shown, err := shownOf(l.View, q.Shown)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("%s: Shown %q %v; the step focuses %q", quote, q.Shown, err, focus)
+	case projected == "":
+		return fmt.Sprintf("%s is shown by %s (Shown %q), but the step focuses %q, no chart or table: projector view shows the lab's first headline chart, "+
+			"whatever the words discuss", quote, shown, q.Shown, focus)
+	case shown != projected:
+		return fmt.Sprintf("%s is shown by %s (Shown %q), but the step focuses %q: projector view shows %s as the step is read. "+
+			"Focus the step on what its words discuss, or quote what its focus shows", quote, shown, q.Shown, focus, projected)
+	}
+	return ""
+}
+
+// shownOf returns the chart or table a Quote's Shown names, as "chart id" or "table id": an
+// id of one of them, or "chart:{id}" or "table:{id}" where a chart and a table share it.
+func shownOf(v lab.View, shown string) (string, error) {
+	kind, id, qualified := strings.Cut(shown, ":")
+	if !qualified {
+		id = shown
+	}
+	chart := slices.ContainsFunc(v.Charts, func(c lab.Chart) bool { return c.ID == id })
+	table := slices.ContainsFunc(v.Tables, func(t lab.Table) bool { return t.ID == id })
+	switch {
+	case qualified && kind == "chart" && chart, !qualified && chart && !table:
+		return "chart " + id, nil
+	case qualified && kind == "table" && table, !qualified && table && !chart:
+		return "table " + id, nil
+	case !qualified && chart && table:
+		return "", fmt.Errorf("names both a chart and a table: write chart:%s or table:%s (a step that focuses %s shows the chart)", id, id, id)
+	}
+	return "", fmt.Errorf("is no chart or table of the lab's view")
+}
+
+// projectedOf returns what projector view shows for a step that focuses id, as shownOf writes
+// it: the chart of that id, else the table, else "" (web/static/js/present.js).
+func projectedOf(v lab.View, id string) string {
+	switch {
+	case id == "":
+		return ""
+	case slices.ContainsFunc(v.Charts, func(c lab.Chart) bool { return c.ID == id }):
+		return "chart " + id
+	case slices.ContainsFunc(v.Tables, func(t lab.Table) bool { return t.ID == id }):
+		return "table " + id
+	}
+	return ""
 }
 
 // checkNamed checks that the sentence of text holding the quote's figure (at at) names the

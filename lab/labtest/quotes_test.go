@@ -82,3 +82,55 @@ func TestUncoveredFigures(t *testing.T) {
 		t.Errorf("every figure covered: %q", got)
 	}
 }
+
+// TestShown: a measured figure of a step's words (its text, question or explanation) names the
+// chart or table that shows it, and that is the one the step focuses, which projector view
+// shows (issue 30: a step quoted a table's figures while the projector showed a histogram). A
+// chart and a table that share an id are told apart, the projector showing the chart; the
+// answer, a help text and a figure that measures nothing are not held to it.
+func TestShown(t *testing.T) {
+	l := &lab.Lab{
+		Name: "tiny",
+		View: lab.View{
+			Charts: []lab.Chart{{ID: "hist"}, {ID: "sweep"}, {ID: "load"}},
+			Tables: []lab.Table{{ID: "summary"}, {ID: "load"}},
+		},
+		Tours: []lab.Tour{{Name: "t", Steps: []lab.Step{
+			{Focus: "hist"}, {Focus: "load"}, {Focus: ""}, {Focus: "summary"},
+		}}},
+	}
+	measure := func(testing.TB, *lab.Result) string { return "" }
+	for _, c := range []struct {
+		q    Quote
+		want string // a part of the problem, "" for none
+	}{
+		{Quote{In: "tour:t/1", Says: "a", Measure: measure, Shown: "hist"}, ""},
+		{Quote{In: "tour:t/4", Says: "a", Measure: measure, Shown: "summary"}, ""},
+		{Quote{In: "tour:t/2", Says: "a", Measure: measure, Shown: "chart:load"}, ""},
+		{Quote{In: "answer:t/1", Says: "a", Measure: measure}, ""},
+		{Quote{In: "help:n", Says: "a", Measure: measure}, ""},
+		{Quote{In: "tour:t/1", Says: "a", Why: "a definition"}, ""},
+
+		{Quote{In: "explain:t/1", Says: "a", Measure: measure},
+			`explain:t/1 "a" measures a figure but does not say which chart or table shows it (Shown); the step focuses "hist"`},
+		{Quote{In: "tour:t/1", Says: "a", Measure: measure, Shown: "nowhere"},
+			`tour:t/1 "a": Shown "nowhere" is no chart or table of the lab's view; the step focuses "hist"`},
+		{Quote{In: "predict:t/1", Says: "a", Measure: measure, Shown: "sweep"},
+			`predict:t/1 "a" is shown by chart sweep (Shown "sweep"), but the step focuses "hist": projector view shows chart hist`},
+		{Quote{In: "tour:t/1", Says: "a", Measure: measure, Shown: "summary"},
+			`tour:t/1 "a" is shown by table summary (Shown "summary"), but the step focuses "hist"`},
+		{Quote{In: "tour:t/2", Says: "a", Measure: measure, Shown: "load"},
+			`tour:t/2 "a": Shown "load" names both a chart and a table: write chart:load or table:load`},
+		{Quote{In: "tour:t/2", Says: "a", Measure: measure, Shown: "table:load"},
+			`tour:t/2 "a" is shown by table load (Shown "table:load"), but the step focuses "load": projector view shows chart load`},
+		{Quote{In: "tour:t/1", Says: "a", Measure: measure, Shown: "table:hist"},
+			`Shown "table:hist" is no chart or table of the lab's view`},
+		{Quote{In: "tour:t/3", Says: "a", Measure: measure, Shown: "summary"},
+			`tour:t/3 "a" is shown by table summary (Shown "summary"), but the step focuses "", no chart or table`},
+	} {
+		got := shownProblem(l, c.q)
+		if (got == "") != (c.want == "") || !strings.Contains(got, c.want) {
+			t.Errorf("%s %q, Shown %q: problem %q, want %q", c.q.In, c.q.Says, c.q.Shown, got, c.want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package backoff
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/resilience-playground/playground/internal/heavy"
@@ -23,30 +24,50 @@ func strategy(name string, f func(StrategySummary) string) func(testing.TB, *lab
 
 func writes(s StrategySummary) string { return labtest.Thousands(int64(math.Round(s.Writes))) }
 
-// seconds writes a strategy's completion time as the page's table does.
-func seconds(s StrategySummary) string { return lab.FormatDuration(s.CompletionMS) }
-func fewer(s StrategySummary) string   { return fmt.Sprintf("%.0f%%", -s.WritesChangePct) }
+// pointAt returns a measure of a strategy's point at the given clients on chart "work" or
+// "completion" — what the chart's readout shows there —, written by f.
+func pointAt(chart, name string, clients float64, f func(float64) string) func(testing.TB, *lab.Result) string {
+	return func(tb testing.TB, r *lab.Result) string {
+		for _, s := range r.Series {
+			if s.Name == chart+" "+name {
+				if i := slices.Index(s.X, clients); i >= 0 {
+					return f(s.Y[i])
+				}
+			}
+		}
+		return fmt.Sprintf("no point of %s %s at %g clients", chart, name, clients)
+	}
+}
+
+// work writes a point of the work chart as the texts do; ms, of the completion chart.
+func work(y float64) string { return labtest.Thousands(int64(math.Round(y))) }
+func ms(y float64) string   { return lab.FormatDuration(y) }
+
+func fewer(s StrategySummary) string { return fmt.Sprintf("%.0f%%", -s.WritesChangePct) }
 
 // quotes are the figures the lab's texts state, each with the scenario that measures it.
 var quotes = []labtest.Quote{
 	{In: "explain:jitter/1", Says: "the same doubling schedule", Why: "the default multiplier, 2"},
-	{In: "tour:jitter/2", Says: "falls by 57%", Measure: strategy("full", fewer)},
-	{In: "tour:jitter/2", Says: "795 writes", Measure: strategy("full", writes)},
-	{In: "tour:jitter/2", Says: "backoff's 1,855", Measure: strategy("exponential", writes)},
-	{In: "explain:jitter/3", Says: "(795 and", Measure: strategy("full", writes)},
-	{In: "explain:jitter/3", Says: "and 811 writes at 100 clients)", Measure: strategy("equal", writes)},
-	{In: "explain:jitter/3", Says: "(1,004)", Measure: strategy("decorrelated", writes)},
-	{In: "explain:jitter/3", Says: "backoff 1,855", Measure: strategy("exponential", writes)},
-	{In: "explain:jitter/3", Says: "no backoff 2,421", Measure: strategy("none", writes)},
-	{In: "tour:jitter/4", Says: "the longest, 63.3 s", Measure: strategy("exponential", seconds)},
-	{In: "tour:jitter/4", Says: "(6.71 s)", Measure: strategy("equal", seconds)},
-	{In: "tour:jitter/4", Says: "(4.84 s)", Measure: strategy("full", seconds)},
-	{In: "tour:jitter/4", Says: "(4.52 s)", Measure: strategy("decorrelated", seconds)},
+	{In: "tour:jitter/2", Says: "falls by 57%", Measure: strategy("full", fewer), Shown: "summary"},
+	{In: "tour:jitter/2", Says: "795 writes", Measure: strategy("full", writes), Shown: "summary"},
+	{In: "tour:jitter/2", Says: "backoff's 1,855", Measure: strategy("exponential", writes), Shown: "summary"},
+	{In: "explain:jitter/3", Says: "(795 and", Measure: pointAt("work", "full", 100, work), Shown: "work"},
+	{In: "explain:jitter/3", Says: "and 811 writes at 100 clients)", Measure: pointAt("work", "equal", 100, work), Shown: "work"},
+	{In: "explain:jitter/3", Says: "(1,004)", Measure: pointAt("work", "decorrelated", 100, work), Shown: "work"},
+	{In: "explain:jitter/3", Says: "backoff 1,855", Measure: pointAt("work", "exponential", 100, work), Shown: "work"},
+	{In: "explain:jitter/3", Says: "no backoff 2,421", Measure: pointAt("work", "none", 100, work), Shown: "work"},
+	{In: "tour:jitter/4", Says: "the longest, 63.3 s", Measure: pointAt("completion", "exponential", 100, ms), Shown: "completion"},
+	{In: "tour:jitter/4", Says: "(6.71 s)", Measure: pointAt("completion", "equal", 100, ms), Shown: "completion"},
+	{In: "tour:jitter/4", Says: "(4.84 s)", Measure: pointAt("completion", "full", 100, ms), Shown: "completion"},
+	{In: "tour:jitter/4", Says: "(4.52 s)", Measure: pointAt("completion", "decorrelated", 100, ms), Shown: "completion"},
 	{In: "tour:jitter/5", Says: "five times as many clients", Why: "500 clients against the default 100"},
-	{In: "tour:jitter/5", Says: "74% fewer", Scenario: "strategies=exponential,full&clients=500&sweep=off", Measure: strategy("full", fewer)},
-	{In: "tour:jitter/5", Says: "(6,277 against", Scenario: "strategies=exponential,full&clients=500&sweep=off", Measure: strategy("full", writes)},
-	{In: "tour:jitter/5", Says: "against 24,391)", Scenario: "strategies=exponential,full&clients=500&sweep=off", Measure: strategy("exponential", writes)},
-	{In: "tour:jitter/5", Says: "57% fewer at 100 clients", Scenario: "strategies=exponential,full&sweep=off", Measure: strategy("full", fewer)},
+	{In: "tour:jitter/5", Says: "at 500 clients", Why: "the scenario's clients, marked on the work chart"},
+	{In: "tour:jitter/5", Says: "6,277 writes", Measure: pointAt("work", "full", 500, work), Shown: "work"},
+	{In: "tour:jitter/5", Says: "backoff's 24,391", Measure: pointAt("work", "exponential", 500, work), Shown: "work"},
+	{In: "tour:jitter/5", Says: "at 100 clients", Why: "a point of the scenario's sweep (50:950:50), the default clients of the steps before"},
+	{In: "tour:jitter/5", Says: "795 against 1,855", Measure: func(tb testing.TB, r *lab.Result) string {
+		return pointAt("work", "full", 100, work)(tb, r) + " against " + pointAt("work", "exponential", 100, work)(tb, r)
+	}, Shown: "work"},
 
 	// The parameters', charts', tables' and notes' figures are definitions: the two conventions
 	// for counting retries and the formulas of the schedule.

@@ -20,7 +20,7 @@ var tours = []lab.Tour{{
 	}, {
 		Title: "Full jitter",
 		URL:   "/backoff?strategies=exponential,full",
-		Focus: "timeline", Controls: []string{"strategies", "cap"},
+		Focus: "summary", Controls: []string{"strategies", "cap"},
 		Text: "Full jitter sleeps a random time between zero and the exponential backoff. The clusters " +
 			"dissolve into a steady trickle, far fewer writes collide, and the work falls by 57%: " +
 			"795 writes against plain exponential backoff's 1,855.",
@@ -46,8 +46,8 @@ var tours = []lab.Tour{{
 		Title: "More clients",
 		URL:   "/backoff?strategies=exponential,full&clients=500&sweep=50:950:50",
 		Focus: "work", Controls: []string{"clients", "sweep"},
-		Text: "With five times as many clients the gap widens: full jitter needs 74% fewer writes than plain " +
-			"exponential backoff (6,277 against 24,391), where it needed 57% fewer at 100 clients. Every extra " +
+		Text: "With five times as many clients the gap widens: at 500 clients full jitter needs 6,277 writes against plain " +
+			"exponential backoff's 24,391, where at 100 clients it needed 795 against 1,855. Every extra " +
 			"client adds collisions, and only jitter keeps them apart. Drag the clients slider to see where each strategy bends.",
 	}},
 }}

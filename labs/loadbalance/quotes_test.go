@@ -3,6 +3,7 @@ package loadbalance
 import (
 	"fmt"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -34,56 +35,82 @@ func threeFailFast(tb testing.TB, r *lab.Result) string {
 
 func maxOverMin(p policySummary) string { return fmt.Sprintf("%.2f", p.MaxOverMin) }
 
+// roundsConnections returns the fewest and the most connections of any backend as the rounds
+// table shows them: how often it appears in the clients' subsets of the rounds' lists
+// ("c0 [6 9 8] c1 [1 2 4]"), written "2 or 3".
+func roundsConnections(tb testing.TB, r *lab.Result) string {
+	rows, ok := r.Summary["rounds"].([]roundRow)
+	if !ok {
+		tb.Fatalf("summary.rounds is %T", r.Summary["rounds"])
+	}
+	count := map[string]int{}
+	for _, row := range rows {
+		for _, sub := range subsetInList.FindAllStringSubmatch(row.List, -1) {
+			for _, b := range strings.Fields(sub[1]) {
+				count[b]++
+			}
+		}
+	}
+	if n := scenarioIn(tb, r).Backends; len(count) != n {
+		return fmt.Sprintf("%d of %d backends in the rounds", len(count), n)
+	}
+	var counts []int
+	for _, n := range count {
+		counts = append(counts, n)
+	}
+	return fmt.Sprintf("%d or %d", slices.Min(counts), slices.Max(counts))
+}
+
+// subsetInList matches a client's subset in a round's list: "c3 [11 0 7]".
+var subsetInList = regexp.MustCompile(`c\d+ \[([^\]]*)\]`)
+
 // quotes are the figures the lab's texts state, each with the scenario that measures it.
 var quotes = []labtest.Quote{
 	{In: "predict:subsetting/1", Says: "300 clients each pick 90 of 300 backends", Why: "the scenario's sizes"},
 	{In: "explain:subsetting/1", Says: "the first 90", Why: "the scenario's subset size"},
-	{In: "explain:subsetting/1", Says: "from 66", Measure: conns(func(c connStatsRow) int { return c.Min })},
-	{In: "explain:subsetting/1", Says: "to 116", Measure: conns(func(c connStatsRow) int { return c.Max })},
-	{In: "explain:subsetting/1", Says: "a mean of 90", Measure: conns(func(c connStatsRow) int { return int(c.Mean) })},
+	{In: "explain:subsetting/1", Says: "from 66", Measure: conns(func(c connStatsRow) int { return c.Min }), Shown: "connections"},
+	{In: "explain:subsetting/1", Says: "to 116", Measure: conns(func(c connStatsRow) int { return c.Max }), Shown: "connections"},
+	{In: "explain:subsetting/1", Says: "a mean of 90", Measure: conns(func(c connStatsRow) int { return int(c.Mean) }), Shown: "connections"},
 	{In: "tour:subsetting/2", Says: "(30 of 300)", Why: "the scenario's sizes"},
-	{In: "tour:subsetting/2", Says: "from 14", Measure: conns(func(c connStatsRow) int { return c.Min })},
-	{In: "tour:subsetting/2", Says: "to 46", Measure: conns(func(c connStatsRow) int { return c.Max })},
-	{In: "tour:subsetting/2", Says: "a mean of 30", Measure: conns(func(c connStatsRow) int { return int(c.Mean) })},
+	{In: "tour:subsetting/2", Says: "from 14", Measure: conns(func(c connStatsRow) int { return c.Min }), Shown: "connections"},
+	{In: "tour:subsetting/2", Says: "to 46", Measure: conns(func(c connStatsRow) int { return c.Max }), Shown: "connections"},
+	{In: "tour:subsetting/2", Says: "a mean of 30", Measure: conns(func(c connStatsRow) int { return int(c.Mean) }), Shown: "connections"},
 	{In: "tour:subsetting/2", Says: "half again the mean's connections", Measure: func(tb testing.TB, r *lab.Result) string {
 		if c := connSummary(tb, r); float64(c.Max)/c.Mean < 1.45 || float64(c.Max)/c.Mean > 1.55 {
 			return fmt.Sprintf("%.2f× the mean", float64(c.Max)/c.Mean)
 		}
 		return "half again"
-	}},
+	}, Shown: "connections"},
 	{In: "tour:subsetting/2", Says: "others half of it", Measure: func(tb testing.TB, r *lab.Result) string {
 		if c := connSummary(tb, r); float64(c.Min)/c.Mean < 0.45 || float64(c.Min)/c.Mean > 0.55 {
 			return fmt.Sprintf("%.2f× the mean", float64(c.Min)/c.Mean)
 		}
 		return "half"
-	}},
+	}, Shown: "connections"},
 	{In: "tour:subsetting/3", Says: "exactly 30", Measure: conns(func(c connStatsRow) int {
 		if c.Min != c.Max {
 			return -1
 		}
 		return c.Max
-	})},
+	}), Shown: "connections"},
 	{In: "tour:subsetting/4", Says: "Twelve backends, subsets of three, ten clients", Why: "the chapter's example: the scenario's sizes"},
-	{In: "tour:subsetting/4", Says: "2 or 3", Measure: func(tb testing.TB, r *lab.Result) string {
-		c := connSummary(tb, r)
-		return fmt.Sprintf("%d or %d", c.Min, c.Max)
-	}},
-	{In: "explain:policies/1", Says: "2.80 times as hard", Measure: policy("round_robin", maxOverMin)},
+	{In: "tour:subsetting/4", Says: "2 or 3", Measure: roundsConnections, Shown: "rounds"},
+	{In: "explain:policies/1", Says: "2.80 times as hard", Measure: policy("round_robin", maxOverMin), Shown: "policies"},
 	{In: "explain:policies/1", Says: "(the chapter saw up to twice)", Why: "the chapter's own figure"},
-	{In: "explain:policies/1", Says: "40.3% of the CPU", Measure: policy("round_robin", func(p policySummary) string { return fmt.Sprintf("%.1f", p.WastedCPUPct) })},
-	{In: "tour:policies/2", Says: "round robin's 2.80×", Scenario: policyScenario + "&policy=round_robin", Measure: policy("round_robin", maxOverMin)},
-	{In: "tour:policies/2", Says: "least-loaded to 1.80×", Measure: policy("least_loaded", maxOverMin)},
-	{In: "tour:policies/2", Says: "to 1.35×", Measure: policy("weighted", maxOverMin)},
-	{In: "explain:policies/3", Says: "sends it 559 requests", Measure: policy("least_loaded", failFast)},
-	{In: "explain:policies/3", Says: "sends 303", Measure: policy("round_robin", failFast)},
-	{In: "explain:policies/3", Says: "sends it 45", Measure: policy("weighted", failFast)},
-	{In: "explain:policies/3", Says: "least-loaded sends it 124", Scenario: failFastScenario + "&count_errors=true", Measure: policy("least_loaded", failFast)},
-	{In: "explain:policies/3", Says: "about 4 requests in flight", Measure: policy("least_loaded", func(p policySummary) string { return fmt.Sprintf("%.0f", p.ActivePerClient) })},
+	{In: "explain:policies/1", Says: "40.3% of the CPU", Measure: policy("round_robin", func(p policySummary) string { return fmt.Sprintf("%.1f", p.WastedCPUPct) }), Shown: "policies"},
+	{In: "tour:policies/2", Says: "round robin's 2.80×", Scenario: policyScenario + "&policy=round_robin", Measure: policy("round_robin", maxOverMin), Shown: "policies"},
+	{In: "tour:policies/2", Says: "least-loaded to 1.80×", Measure: policy("least_loaded", maxOverMin), Shown: "policies"},
+	{In: "tour:policies/2", Says: "to 1.35×", Measure: policy("weighted", maxOverMin), Shown: "policies"},
+	{In: "explain:policies/3", Says: "sends it 559 requests", Measure: policy("least_loaded", failFast), Shown: "policies"},
+	{In: "explain:policies/3", Says: "sends 303", Measure: policy("round_robin", failFast), Shown: "policies"},
+	{In: "explain:policies/3", Says: "sends it 45", Measure: policy("weighted", failFast), Shown: "policies"},
+	{In: "explain:policies/3", Says: "least-loaded sends it 124", Scenario: failFastScenario + "&count_errors=true", Measure: policy("least_loaded", failFast), Shown: "policies"},
+	{In: "explain:policies/3", Says: "about 4 requests in flight", Measure: policy("least_loaded", func(p policySummary) string { return fmt.Sprintf("%.0f", p.ActivePerClient) }), Shown: "policies"},
 	{In: "explain:policies/3", Says: "subsets of 5", Why: "the scenario's subset size"},
 	{In: "explain:policies/3", Says: "default subsets of 30", Why: "the default subset size"},
 	{In: "tour:policies/4", Says: "A fifth of the backends are stopped a third of the way in", Why: "the scenario's event_share (0.2) and the event's time (a third of the duration)"},
 	{In: "tour:policies/4", Says: "71 under round robin", Scenario: "clients=100&backends=100&subset=10&subsetting=deterministic&duration=40s&event=abrupt_stop&event_share=0.2",
-		Measure: policy("round_robin", func(p policySummary) string { return fmt.Sprint(p.Errors) })},
+		Measure: policy("round_robin", func(p policySummary) string { return fmt.Sprint(p.Errors) }), Shown: "policies"},
 
 	{In: "help:rate", Says: "10/s loads the default service to about 50%", Measure: func(tb testing.TB, r *lab.Result) string {
 		return fmt.Sprintf("about %.0f%%", r.Summary["load_pct"].(float64))

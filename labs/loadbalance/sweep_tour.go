@@ -13,6 +13,6 @@ var sweepStep = lab.Step{
 	Explanation: "The sweep charts (Advanced: Sweep of subset size) measure the spread at each subset size from 30 to 300 backends, the chosen 30 marked. " +
 		"Under random subsetting the busiest backend holds 1.53× the mean's connections at subsets of 30, still 1.22× at 120 " +
 		"and 1.10× at 210, 70% of the backends; deterministic subsetting holds 1.00× at every size. " +
-		"The CPU chart measures what that costs under round robin over 20 s: at subsets of 75 random's busiest backend works 1.63× the mean, deterministic's 1.43×.",
+		"The next chart, CPU spread vs subset size, measures what the spread costs under round robin over 20 s.",
 	Answer: &lab.Answer{Unit: "backends in a subset, for the busiest within 10% of the mean", Min: 30, Max: 300, Step: 45, Truth: "210"},
 }

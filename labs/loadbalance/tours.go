@@ -59,7 +59,7 @@ var tours = []lab.Tour{{
 	}, {
 		Title: "A backend that fails fast",
 		URL:   "/loadbalance?clients=50&backends=50&subset=5&subsetting=deterministic&duration=30s&failing=1",
-		Focus: "errors", Controls: []string{"failing", "count_errors", "policy"},
+		Focus: "policies", Controls: []string{"failing", "count_errors", "policy"},
 		Question: "One backend answers every request at once with an error. Which policy sends it the most requests?",
 		Gives:    []string{"sinkhole", "sees the failing backend"},
 		Explanation: "Least-loaded round robin sees the failing backend with no requests in flight and sends it 559 requests where round robin " +
@@ -70,7 +70,7 @@ var tours = []lab.Tour{{
 	}, {
 		Title: "Lame duck or abrupt stop",
 		URL:   "/loadbalance?clients=100&backends=100&subset=10&subsetting=deterministic&duration=40s&event=lame_duck&event_share=0.2",
-		Focus: "errors", Controls: []string{"event", "event_share"},
+		Focus: "policies", Controls: []string{"event", "event_share"},
 		Text: "A fifth of the backends are stopped a third of the way in. In lame-duck state they " +
 			"first tell clients to stop sending new requests and finish what they have, so no request " +
 			"fails; switch the event to an abrupt stop to see the errors that saves: 71 under round robin.",

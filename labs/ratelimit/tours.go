@@ -29,7 +29,7 @@ var tours = []lab.Tour{{
 	}, {
 		Title: "The sliding-window approximation",
 		URL:   "/ratelimit?algorithms=fixed_window,sliding_window&limit=100&window=1m&duration=5m",
-		Focus: "count", Controls: []string{"algorithms"},
+		Focus: "algorithms", Controls: []string{"algorithms"},
 		Question: "At 00:01:43 the approximation adds the count of minute 00:01 and 17/60 of minute 00:00's: the previous " +
 			"minute's count, weighted by how much of it is still inside the window. How close does that get to the exact count?",
 		Gives: []string{"follows the grey", "no drop at the minute marks", "off by"},
@@ -40,7 +40,7 @@ var tours = []lab.Tour{{
 	}, {
 		Title: "Five 15-second windows",
 		URL:   "/ratelimit?algorithms=sliding_window,subwindows&limit=100&window=1m&duration=5m",
-		Focus: "count", Controls: []string{"algorithms", "subwindows"},
+		Focus: "algorithms", Controls: []string{"algorithms", "subwindows"},
 		Text: "Cutting the minute into four 15-second windows (five counters with the oldest, weighted) brings the estimate closer " +
 			"still: its error falls from 2.6% to 1.2% of the limit. Sixty one-second windows would be closer yet, at sixty reads per " +
 			"call: accuracy costs counters, with diminishing returns.",
@@ -67,7 +67,7 @@ var tours = []lab.Tour{{
 	}, {
 		Title: "Read, then write",
 		URL:   "/ratelimit?algorithms=fixed_window,sliding_log,token_bucket&limit=100&load=2&duration=1m&instances=4&store=racy&store_latency=20ms",
-		Focus: "count", Controls: []string{"store"},
+		Focus: "algorithms", Controls: []string{"store"},
 		Question: "Without atomicity, instances read the state, decide, and write it back. How much more will they admit?",
 		Gives:    []string{"over-admit", "increments are lost", "last write wins", "all 11,937"},
 		Explanation: "Calls whose round trips overlap decide on the same state and the last write wins, so most increments are lost: " +
@@ -90,7 +90,7 @@ var tours = []lab.Tour{{
 	}, {
 		Title: "Asynchronous propagation",
 		URL:   "/ratelimit?algorithms=fixed_window,sliding_log,token_bucket&limit=100&load=2&duration=1m&instances=4&store=async&store_latency=200ms",
-		Focus: "count", Controls: []string{"store", "store_latency"},
+		Focus: "algorithms", Controls: []string{"store", "store_latency"},
 		Text: "Each instance decides on its own copy and publishes what it admitted, as through Kafka; the others merge it 200 ms later. " +
 			"Decisions on stale counts let more than the limit through: up to 144 in a second under the sliding log, 163 under the fixed " +
 			"window. A token bucket's state is not a sum of parts, so it cannot be merged: it stays local, and four instances allowing " +
@@ -98,9 +98,9 @@ var tours = []lab.Tour{{
 	}, {
 		Title: "Sticky sessions and a scale-out",
 		URL:   "/ratelimit?algorithms=sliding_log,token_bucket&limit=100&load=2&duration=1m&balancer=sticky&store=local",
-		Focus: "count", Controls: []string{"balancer", "store"},
+		Focus: "algorithms", Controls: []string{"balancer", "store"},
 		Text: "With sticky sessions one instance sees all of a client's calls, and a local limiter is exact, until the fleet scales out " +
-			"halfway and the client moves to a new instance that has never seen it: the exact count jumps to 169 in one second.",
+			"halfway and the client moves to a new instance that has never seen it: the sliding log then lets up to 169 through in one second.",
 	}, {
 		Title: "Store latency, store by store",
 		URL:   "/ratelimit?algorithms=sliding_log&limit=100&load=3&duration=1m&instances=4&store=async&store_latency=100ms&latency_sweep=0:200:20",

@@ -17,6 +17,7 @@ func policyOf(name string, f func(PolicySummary) string) func(testing.TB, *lab.R
 }
 
 func amp3(p PolicySummary) string { return fmt.Sprintf("%.3f", p.Amplification) }
+func amp2(p PolicySummary) string { return fmt.Sprintf("%.2f", p.Amplification) }
 
 // recovered measures "as soon as the … ends" (recovered in the first interval after the
 // trigger), "within a second" or "N s after".
@@ -30,15 +31,6 @@ func recovered(p PolicySummary) string {
 		return "within a second"
 	}
 	return fmt.Sprintf("%g s after", *p.RecoveryS)
-}
-
-// loadRowOf returns the load table's row.
-func loadRowOf(tb testing.TB, r *lab.Result) loadRow {
-	rows, ok := r.Summary["load"].([]loadRow)
-	if !ok || len(rows) != 1 {
-		tb.Fatalf("summary.load is %v", r.Summary["load"])
-	}
-	return rows[0]
 }
 
 // sweepFrom measures "V from X% up": the value every point of policy p's failure sweep rounds
@@ -99,27 +91,24 @@ func quotes(tb testing.TB) []labtest.Quote {
 		{In: "predict:storm/1", Says: "every call for 10 s", Why: "the scenario's trigger"},
 		{In: "predict:storm/1", Says: "600 requests a second to a service that completes 1,000", Why: "the scenario's rate and capacity"},
 		{In: "predict:storm/1", Says: "up to 3 times", Why: "the scenario's N"},
-		{In: "explain:storm/1", Says: "within a second of the outage's end", Measure: policyOf("none", recovered)},
-		{In: "explain:storm/1", Says: "2.4 times its capacity", Measure: func(tb testing.TB, r *lab.Result) string {
-			return fmt.Sprintf("%.1f times", loadRowOf(tb, r).StormPct/100)
-		}},
-		{In: "explain:storm/1", Says: "245% of the capacity", Measure: policyOf("retries", func(p PolicySummary) string { return fmt.Sprintf("%.0f%%", p.EndLoadPct) })},
-		{In: "explain:storm/1", Says: "67,077 calls queued", Measure: policyOf("retries", func(p PolicySummary) string { return labtest.Thousands(int64(p.MaxInFlight)) })},
-		{In: "tour:storm/2", Says: "60% of the capacity", Measure: func(tb testing.TB, r *lab.Result) string { return fmt.Sprintf("%.0f%%", loadRowOf(tb, r).NormalPct) }},
-		{In: "tour:storm/2", Says: "240% if every request", Measure: func(tb testing.TB, r *lab.Result) string { return fmt.Sprintf("%.0f%%", loadRowOf(tb, r).StormPct) }},
+		{In: "explain:storm/1", Says: "within a second of the outage's end", Measure: policyOf("none", recovered), Shown: "policies"},
+		{In: "explain:storm/1", Says: "245% of the capacity", Measure: policyOf("retries", func(p PolicySummary) string { return fmt.Sprintf("%.0f%%", p.EndLoadPct) }), Shown: "policies"},
+		{In: "explain:storm/1", Says: "67,077 calls queued", Measure: policyOf("retries", func(p PolicySummary) string { return labtest.Thousands(int64(p.MaxInFlight)) }), Shown: "policies"},
 		{In: "tour:storm/2", Says: "the 1-s timeout", Why: "the scenario's timeout"},
-		{In: "tour:storm/2", Says: "85.3% of the service's work", Measure: policyOf("retries", func(p PolicySummary) string { return fmt.Sprintf("%.1f%%", p.WastedPct) })},
+		{In: "tour:storm/2", Says: "85.3% of its work", Measure: policyOf("retries", func(p PolicySummary) string { return fmt.Sprintf("%.1f%%", p.WastedPct) }), Shown: "policies"},
+		{In: "tour:storm/2", Says: "makes 3.50 calls on average", Measure: policyOf("retries", amp2), Shown: "policies"},
+		{In: "tour:storm/2", Says: "without retries it makes 1.00", Measure: policyOf("none", amp2), Shown: "policies"},
 		{In: "explain:storm/3", Says: "(1.02 and 1.06 calls per request)", Measure: func(tb testing.TB, r *lab.Result) string {
 			ps := policies(tb, r)
 			return fmt.Sprintf("%.2f and %.2f calls per request", ps["adaptive"].Amplification, ps["budget"].Amplification)
-		}},
+		}, Shown: "policies"},
 		{In: "explain:storm/3", Says: "recovers within a second of the outage's end", Measure: func(tb testing.TB, r *lab.Result) string {
 			ps := policies(tb, r)
 			if a, b := recovered(ps["adaptive"]), recovered(ps["budget"]); a != b {
 				return a + " / " + b
 			}
 			return recovered(ps["adaptive"])
-		}},
+		}, Shown: "policies"},
 		{In: "explain:storm/3", Says: "its 60-s wait", Why: "resilience4j's default waitDurationInOpenState"},
 		{In: "predict:storm/3", Says: "Three policies", Why: "the scenario's policies beside the two of the first step"},
 		{In: "predict:storm/3", Says: "resilience4j's defaults", Why: "a project's name"},
@@ -128,46 +117,46 @@ func quotes(tb testing.TB) []labtest.Quote {
 				return "still refusing most of them"
 			}
 			return p.Verdict
-		})},
+		}), Shown: "policies"},
 		{In: "explain:storm/3", Says: "as few requests succeed as with unlimited retries (16.7%)", Measure: func(tb testing.TB, r *lab.Result) string {
 			ps := policies(tb, r)
 			if a, b := fmt.Sprintf("%.1f", ps["circuit"].SuccessPct), fmt.Sprintf("%.1f", ps["retries"].SuccessPct); a != b {
 				return a + " vs " + b
 			}
 			return fmt.Sprintf("(%.1f%%)", ps["circuit"].SuccessPct)
-		}},
+		}, Shown: "policies"},
 		{In: "tour:storm/4", Says: "Over two minutes", Why: "the scenario's duration"},
-		{In: "tour:storm/4", Says: "recovers 52 s after the outage", Measure: policyOf("circuit", recovered)},
+		{In: "tour:storm/4", Says: "recovers 52 s after the outage", Measure: policyOf("circuit", recovered), Shown: "policies"},
 		{In: "tour:storm/4", Says: "remembers two minutes", Why: "the SRE book's window, the policy's default"},
-		{In: "tour:storm/4", Says: "recovers 70 s after", Measure: policyOf("throttle", recovered)},
-		{In: "tour:storm/4", Says: "the budget 1 s after", Measure: policyOf("budget", recovered)},
+		{In: "tour:storm/4", Says: "recovers 70 s after", Measure: policyOf("throttle", recovered), Shown: "policies"},
+		{In: "tour:storm/4", Says: "the budget 1 s after", Measure: policyOf("budget", recovered), Shown: "policies"},
 		{In: "tour:storm/5", Says: "beyond 1,000 in its queue", Why: "the scenario's queue limit"},
-		{In: "tour:storm/5", Says: "recover 1 s after the outage", Measure: policyOf("retries", recovered)},
+		{In: "tour:storm/5", Says: "recover 1 s after the outage", Measure: policyOf("retries", recovered), Shown: "policies"},
 
 		{In: "predict:brooker/1", Says: "fails half the calls", Why: "the scenario's failure share, 0.5"},
 		{In: "predict:brooker/1", Says: "up to 3 times", Why: "the scenario's N"},
 		{In: "explain:brooker/1", Says: "1 + 0.5 + 0.25 + 0.125 = 1.875 calls per request in theory", Why: "the theory for N = 3 at x = 0.5"},
-		{In: "explain:brooker/1", Says: "1.876 here", Measure: policyOf("retries", amp3)},
+		{In: "explain:brooker/1", Says: "1.876 here", Measure: policyOf("retries", amp3), Shown: "policies"},
 		{In: "explain:brooker/1", Says: "all 4 attempts", Why: "N + 1 with N = 3"},
 		{In: "explain:brooker/1", Says: "1 − 0.5⁴ = 93.75% succeed in theory", Why: "the theory for N = 3 at x = 0.5"},
-		{In: "explain:brooker/1", Says: "93.72% here", Measure: policyOf("retries", func(p PolicySummary) string { return fmt.Sprintf("%.2f%%", p.SuccessPct) })},
+		{In: "explain:brooker/1", Says: "93.72% here", Measure: policyOf("retries", func(p PolicySummary) string { return fmt.Sprintf("%.2f%%", p.SuccessPct) }), Shown: "policies"},
 		{In: "explain:brooker/1", Says: "(Brooker's simulator: 1.88 and 93.5%", Why: "his published figures"},
 		{In: "explain:brooker/1", Says: "x to the N, it is x to the N+1", Why: "the formula's exponent, no figure"},
 		{In: "tour:brooker/2", Says: "up to 4 calls per request when every call fails", Measure: func(tb testing.TB, r *lab.Result) string {
 			rows := r.Summary["sweep"].(map[string][]sweepRow)["retries"]
 			return fmt.Sprintf("up to %g calls", rows[len(rows)-1].Amplification)
-		}},
+		}, Shown: "sweep_amp"},
 		{In: "tour:brooker/2", Says: "1 plus its deposit", Why: "the bucket's rule: a tenth of a token a request"},
-		{In: "tour:brooker/2", Says: "1.14 at every rate from 30% up", Measure: sweepFrom("adaptive")},
+		{In: "tour:brooker/2", Says: "1.14 at every rate from 30% up", Measure: sweepFrom("adaptive"), Shown: "sweep_amp"},
 		{In: "tour:brooker/2", Says: "pass a tenth of them", Why: "the breaker's default threshold, 0.1"},
 		{In: "tour:brooker/2", Says: "1.00 from 20% up", Measure: func(tb testing.TB, r *lab.Result) string {
 			s := sweepFrom("breaker")(tb, r)
 			return strings.Replace(s, " at every rate", "", 1)
-		}},
+		}, Shown: "sweep_amp"},
 		{In: "tour:brooker/3", Says: "The same 100 requests a second", Why: "the scenario's rate"},
-		{In: "tour:brooker/3", Says: "1.14 at 10 clients", Measure: func(tb testing.TB, r *lab.Result) string { return clientsAt("adaptive", 10)(tb, r) + " at 10 clients" }},
-		{In: "tour:brooker/3", Says: "1.51 at 100", Measure: func(tb testing.TB, r *lab.Result) string { return clientsAt("adaptive", 100)(tb, r) + " at 100" }},
-		{In: "tour:brooker/3", Says: "1.82 at 1,000", Measure: func(tb testing.TB, r *lab.Result) string { return clientsAt("adaptive", 1000)(tb, r) + " at 1,000" }},
+		{In: "tour:brooker/3", Says: "1.14 at 10 clients", Measure: func(tb testing.TB, r *lab.Result) string { return clientsAt("adaptive", 10)(tb, r) + " at 10 clients" }, Shown: "clients_amp"},
+		{In: "tour:brooker/3", Says: "1.51 at 100", Measure: func(tb testing.TB, r *lab.Result) string { return clientsAt("adaptive", 100)(tb, r) + " at 100" }, Shown: "clients_amp"},
+		{In: "tour:brooker/3", Says: "1.82 at 1,000", Measure: func(tb testing.TB, r *lab.Result) string { return clientsAt("adaptive", 1000)(tb, r) + " at 1,000" }, Shown: "clients_amp"},
 		{In: "tour:brooker/3", Says: "(Brooker's simulator: 1.14, 1.45 and 1.87", Why: "his published figures"},
 		{In: "tour:brooker/3", Says: "stays at 1.00", Measure: func(tb testing.TB, r *lab.Result) string {
 			for _, row := range r.Summary["client_sweep"].(map[string][]clientRow)["breaker"] {
@@ -176,14 +165,14 @@ func quotes(tb testing.TB) []labtest.Quote {
 				}
 			}
 			return "1.00"
-		}},
+		}, Shown: "clients_amp"},
 
 		{In: "predict:layers/1", Says: "up to 3 times", Why: "the scenario's N"},
 		{In: "explain:layers/1", Says: "64: each layer makes 4 attempts of every call it gets, and 4 × 4 × 4 = 64", Measure: policyOf("retries", func(p PolicySummary) string {
 			return fmt.Sprintf("%g:", p.Amplification)
-		})},
+		}), Shown: "policies"},
 		{In: "explain:layers/1", Says: "chapter 22", Why: "the book's chapter"},
-		{In: "explain:layers/1", Says: "it is 27.5", Measure: policyOf("budget", func(p PolicySummary) string { return fmt.Sprintf("%.1f", p.Amplification) })},
+		{In: "explain:layers/1", Says: "it is 27.5", Measure: policyOf("budget", func(p PolicySummary) string { return fmt.Sprintf("%.1f", p.Amplification) }), Shown: "policies"},
 
 		{In: "predict:collapse/1", Says: "1 s plus 0.01 s per call in flight", Why: "the scenario's service time and capacity (100 a second)"},
 		{In: "predict:collapse/1", Says: "after 3 s", Why: "the scenario's timeout"},
@@ -191,26 +180,28 @@ func quotes(tb testing.TB) []labtest.Quote {
 		{In: "predict:collapse/1", Says: "The load doubles from 40 to 80 requests a second for 5 s", Why: "the scenario's rate, spike and trigger"},
 		{In: "explain:collapse/1", Says: "at 80 a second", Why: "the spike's rate"},
 		{In: "explain:collapse/1", Says: "3 attempts of 40 requests a second are 120 calls, more than the 100 a second", Why: "the scenario's N, rate and capacity"},
-		{In: "explain:collapse/1", Says: "120% of its capacity", Measure: policyOf("retries", func(p PolicySummary) string { return fmt.Sprintf("%.0f%%", p.EndLoadPct) })},
+		{In: "explain:collapse/1", Says: "120% of its capacity", Measure: policyOf("retries", func(p PolicySummary) string { return fmt.Sprintf("%.0f%%", p.EndLoadPct) }), Shown: "policies"},
 		{In: "explain:collapse/1", Says: "6 of its 10 runs", Why: "Brooker's simulator (simple_collapse_sim, spike without backoff) run here with seeds 0 to 9"},
-		{In: "explain:collapse/1", Says: "16 of the first 20 seeds", Measure: seeds(stepURL(tb, "collapse/1"), "retries", "metastable")},
+		// Each seed's run says in the policies table's verdict whether it stayed collapsed: the
+		// text bids the class re-roll the seed and read it there.
+		{In: "explain:collapse/1", Says: "16 of the first 20 seeds", Measure: seeds(stepURL(tb, "collapse/1"), "retries", "metastable"), Shown: "policies"},
 		{In: "tour:collapse/2", Says: "up to 20 s, then up to 40 s", Why: "full jitter with base 10 s: below 10·2 s, then 10·4 s"},
 		{In: "tour:collapse/2", Says: "recovers as soon as the spike ends", Measure: policyOf("retries", func(p PolicySummary) string {
 			return "recovers " + recovered(p) + " the spike ends"
-		})},
-		{In: "tour:collapse/2", Says: "every one of the first 20 seeds", Measure: seeds(stepURL(tb, "collapse/2"), "retries", "recovered")},
+		}), Shown: "policies"},
+		{In: "tour:collapse/2", Says: "every one of the first 20 seeds", Measure: seeds(stepURL(tb, "collapse/2"), "retries", "recovered"), Shown: "policies"},
 		{In: "tour:collapse/2", Says: "all 10 of his runs", Why: "Brooker's simulator (spike with backoff and jitter) run here with seeds 0 to 9"},
 		{In: "tour:collapse/3", Says: "(1.01 and 1.06 calls per request)", Measure: func(tb testing.TB, r *lab.Result) string {
 			ps := policies(tb, r)
 			return fmt.Sprintf("(%.2f and %.2f calls per request)", ps["adaptive"].Amplification, ps["budget"].Amplification)
-		}},
+		}, Shown: "policies"},
 		{In: "tour:collapse/3", Says: "recovers as soon as the spike ends", Measure: func(tb testing.TB, r *lab.Result) string {
 			ps := policies(tb, r)
 			if a, b := recovered(ps["adaptive"]), recovered(ps["budget"]); a != b {
 				return a + " / " + b
 			}
 			return "recovers " + recovered(ps["adaptive"]) + " the spike ends"
-		}},
+		}, Shown: "policies"},
 
 		// The policies' production defaults, each from the source the text names.
 		{In: "help:policies", Says: "each request adds 0.1 token to a bucket of 5 and a retry takes 1 while more than 1 is left",

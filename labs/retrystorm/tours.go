@@ -10,12 +10,12 @@ var tours = []lab.Tour{{
 	Steps: []lab.Step{{
 		Title:    "An outage, with and without retries",
 		URL:      "/retrystorm?policies=none,retries",
-		Focus:    "load",
+		Focus:    "policies",
 		Controls: []string{"policies", "retries"},
 		Question: "A dependency fails every call for 10 s. The clients send 600 requests a second to a service that completes 1,000; " +
 			"one set of clients never retries, the other retries a failed call up to 3 times. When the outage ends, does the service come back?",
 		Explanation: "Without retries it does, within a second of the outage's end. With retries it never does: the failing calls still took the service's time, " +
-			"the retries pushed the calls to 2.4 times its capacity, the queue's wait passed the timeout, and from then on every attempt times out " +
+			"the retries pushed the calls past its capacity, the queue's wait passed the timeout, and from then on every attempt times out " +
 			"and is retried. At the end the calls are still 245% of the capacity, with 67,077 calls queued at the worst: a metastable failure, " +
 			"sustained by the retries alone.",
 		Answer: &lab.Answer{Options: []lab.Choice{{ID: "both", Label: "Yes, for both"}, {ID: "without", Label: "Only for the clients that never retry"}, {ID: "with", Label: "Only for the clients that retry"}, {ID: "neither", Label: "No, for neither"}}, Truth: "without"},
@@ -23,10 +23,11 @@ var tours = []lab.Tour{{
 	}, {
 		Title:    "Work done for no one",
 		URL:      "/retrystorm?policies=none,retries",
-		Focus:    "load",
+		Focus:    "policies",
 		Controls: []string{"timeout", "capacity"},
-		Text: "The load table says why: the new requests are 60% of the capacity, but 240% if every request makes all its attempts. " +
-			"Once the wait exceeds the 1-s timeout, 85.3% of the service's work goes to calls whose callers have already given up.",
+		Text: "Once the queue's wait exceeds the 1-s timeout, the service works for no one: 85.3% of its work goes to calls " +
+			"whose callers have already given up. Each request makes 3.50 calls on average, where without retries it makes 1.00: " +
+			"the retries alone keep the calls above what the service can complete.",
 	}, {
 		Title:    "Policies that limit retries",
 		URL:      "/retrystorm",
@@ -42,14 +43,14 @@ var tours = []lab.Tour{{
 	}, {
 		Title:    "Breakers and throttling take their time",
 		URL:      "/retrystorm?policies=retries,budget,circuit,throttle&duration=2m",
-		Focus:    "success",
+		Focus:    "policies",
 		Controls: []string{"policies", "duration"},
 		Text: "Over two minutes the circuit breaker recovers 52 s after the outage, once its wait and its trial calls are over; " +
 			"the SRE book's client-side throttling, which remembers two minutes of requests, recovers 70 s after; the budget 1 s after.",
 	}, {
 		Title:    "Shedding load",
 		URL:      "/retrystorm?policies=retries&shed=limit",
-		Focus:    "in_flight",
+		Focus:    "policies",
 		Controls: []string{"shed", "queue_limit"},
 		Text: "A service that refuses calls beyond 1,000 in its queue keeps its wait under the timeout: the refused calls fail at once " +
 			"and are retried, but the ones it takes are answered in time, and even unlimited retries recover 1 s after the outage.",
@@ -107,7 +108,7 @@ var tours = []lab.Tour{{
 	Steps: []lab.Step{{
 		Title:    "A spike of five seconds",
 		URL:      "/retrystorm?policies=retries&retries=2&trigger=spike&trigger_start=20s&trigger_length=5s&clients=1&rate=40&capacity=100&timeout=3s&backoff=none&service=concurrency&service_time=1s&network=100ms&duration=1m20s",
-		Focus:    "load",
+		Focus:    "policies",
 		Controls: []string{"spike", "seed"},
 		Question: "As in Brooker's collapse simulator, the service's latency is 1 s plus 0.01 s per call in flight, callers give up after 3 s " +
 			"and try 3 times in all, at once. The load doubles from 40 to 80 requests a second for 5 s. Does the service come back?",
@@ -119,14 +120,14 @@ var tours = []lab.Tour{{
 	}, {
 		Title:    "Backoff and jitter",
 		URL:      "/retrystorm?policies=retries&retries=2&trigger=spike&trigger_start=20s&trigger_length=5s&clients=1&rate=40&capacity=100&timeout=3s&base=10s&cap=40s&service=concurrency&service_time=1s&network=100ms&duration=1m20s",
-		Focus:    "load",
+		Focus:    "policies",
 		Controls: []string{"backoff", "base", "cap"},
 		Text: "With exponential backoff and full jitter as in his simulator, the retries wait up to 20 s, then up to 40 s: they spread out, " +
 			"the service never falls behind for good, and it recovers as soon as the spike ends, in every one of the first 20 seeds as in all 10 of his runs.",
 	}, {
 		Title:    "A budget, no backoff",
 		URL:      "/retrystorm?policies=retries,adaptive,budget&retries=2&trigger=spike&trigger_start=20s&trigger_length=5s&clients=1&rate=40&capacity=100&timeout=3s&backoff=none&service=concurrency&service_time=1s&network=100ms&duration=1m20s",
-		Focus:    "success",
+		Focus:    "policies",
 		Controls: []string{"policies"},
 		Text: "Without backoff, Brooker's token bucket and a retry budget keep the retries to a few percent (1.01 and 1.06 calls per request), " +
 			"and the service recovers as soon as the spike ends while unlimited retries collapse it.",
