@@ -156,16 +156,42 @@ func TestProjectorEveryChart(t *testing.T) {
 
 // TestProjectorFollowsTourStep opens tour steps that name their focus and controls: projector
 // view shows that chart or table with those controls (opening the folded group they sit in),
-// and moves with the tour to the next step's focus.
+// and moves with the tour to the next step's focus. It walks the first three steps of a tour
+// (of any lab) whose focus changes at each step and that set controls, found from the
+// declarations, so that a tour edited to focus one table throughout does not leave the test
+// watching nothing move.
 func TestProjectorFollowsTourStep(t *testing.T) {
+	var (
+		l    *lab.Lab
+		tour lab.Tour
+		at   int // the middle step, from 1
+	)
+	moves := func(s []lab.Step, n int) bool { // steps n-1, n, n+1 (from 1) focus three things in turn
+		a, b, c := s[n-2], s[n-1], s[n]
+		return a.Focus != "" && b.Focus != "" && c.Focus != "" && a.Focus != b.Focus && b.Focus != c.Focus &&
+			len(a.Controls)+len(b.Controls)+len(c.Controls) > 0
+	}
+find:
+	for _, cand := range labs.Registry().All() {
+		for _, tr := range cand.Tours {
+			for n := 2; n < len(tr.Steps); n++ {
+				if moves(tr.Steps, n) {
+					l, tour, at = cand, tr, n
+					break find
+				}
+			}
+		}
+	}
+	if l == nil {
+		t.Fatal("no tour has three steps in a row whose focus moves and that set controls")
+	}
+	t.Logf("walking %s's tour %s, steps %d–%d", l.Name, tour.Name, at-1, at+1)
 	srv := MustOpenServer(t)
 	ctx := MustOpenTab(t)
 	hookTab(t, ctx)
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1920, 1080)); err != nil {
 		t.Fatal(err)
 	}
-	l := lookupLab(t, "loadbalance")
-	tour := l.Tours[1] // policies: the policies table, then errors with the Advanced count_errors
 	step := func(n int) {
 		t.Helper()
 		s := tour.Steps[n-1]
@@ -183,15 +209,15 @@ func TestProjectorFollowsTourStep(t *testing.T) {
 			t.Errorf("step %d: projector view shows %q with controls %q, want %s with %q", n, v.Shown, v.Controls, want, s.Controls)
 		}
 	}
-	openStep(t, ctx, fmt.Sprintf("%s%s#tour=%s/3", srv.URL, tour.Steps[2].URL, tour.Name))
+	openStep(t, ctx, fmt.Sprintf("%s%s#tour=%s/%d", srv.URL, tour.Steps[at-1].URL, tour.Name, at))
 	pressKey(t, ctx, "p")
-	step(3)
+	step(at)
 	pressKey(t, ctx, "[")
-	step(2)
+	step(at - 1)
 	pressKey(t, ctx, "]")
-	step(3)
+	step(at)
 	pressKey(t, ctx, "]")
-	step(4)
+	step(at + 1)
 }
 
 // shot saves a screenshot of the tab's viewport.
