@@ -11,19 +11,6 @@ import (
 	"github.com/resilience-playground/playground/lab/labtest"
 )
 
-// strategy returns a measure of one strategy's summary at the chosen N.
-func strategy(name string, f func(StrategySummary) string) func(testing.TB, *lab.Result) string {
-	return func(tb testing.TB, r *lab.Result) string {
-		m, ok := r.Summary["strategies"].(map[string]StrategySummary)
-		if !ok {
-			tb.Fatalf("summary.strategies is %T", r.Summary["strategies"])
-		}
-		return f(m[name])
-	}
-}
-
-func writes(s StrategySummary) string { return labtest.Thousands(int64(math.Round(s.Writes))) }
-
 // pointAt returns a measure of a strategy's point at the given clients on chart "work" or
 // "completion" — what the chart's readout shows there —, written by f.
 func pointAt(chart, name string, clients float64, f func(float64) string) func(testing.TB, *lab.Result) string {
@@ -43,14 +30,9 @@ func pointAt(chart, name string, clients float64, f func(float64) string) func(t
 func work(y float64) string { return labtest.Thousands(int64(math.Round(y))) }
 func ms(y float64) string   { return lab.FormatDuration(y) }
 
-func fewer(s StrategySummary) string { return fmt.Sprintf("%.0f%%", -s.WritesChangePct) }
-
 // quotes are the figures the lab's texts state, each with the scenario that measures it.
 var quotes = []labtest.Quote{
 	{In: "explain:jitter/1", Says: "the same doubling schedule", Why: "the default multiplier, 2"},
-	{In: "tour:jitter/2", Says: "falls by 57%", Measure: strategy("full", fewer), Shown: "summary"},
-	{In: "tour:jitter/2", Says: "795 writes", Measure: strategy("full", writes), Shown: "summary"},
-	{In: "tour:jitter/2", Says: "backoff's 1,855", Measure: strategy("exponential", writes), Shown: "summary"},
 	{In: "explain:jitter/3", Says: "(795 and", Measure: pointAt("work", "full", 100, work), Shown: "work"},
 	{In: "explain:jitter/3", Says: "and 811 writes at 100 clients)", Measure: pointAt("work", "equal", 100, work), Shown: "work"},
 	{In: "explain:jitter/3", Says: "(1,004)", Measure: pointAt("work", "decorrelated", 100, work), Shown: "work"},

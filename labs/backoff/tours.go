@@ -20,10 +20,9 @@ var tours = []lab.Tour{{
 	}, {
 		Title: "Full jitter",
 		URL:   "/backoff?strategies=exponential,full",
-		Focus: "summary", Controls: []string{"strategies", "cap"},
+		Focus: "timeline", Controls: []string{"strategies", "cap"},
 		Text: "Full jitter sleeps a random time between zero and the exponential backoff. The clusters " +
-			"dissolve into a steady trickle, far fewer writes collide, and the work falls by 57%: " +
-			"795 writes against plain exponential backoff's 1,855.",
+			"dissolve into a steady trickle, and far fewer writes collide: the next step counts them.",
 	}, {
 		Title: "Work as clients grow",
 		URL:   "/backoff",
