@@ -3,6 +3,8 @@ package e2e
 import (
 	"fmt"
 	"testing"
+
+	"github.com/resilience-playground/playground/labs"
 )
 
 // TestFragmentEditKeepsScenario: an edited fragment (a tour step's link, #anything typed) is a
@@ -37,5 +39,29 @@ func TestFragmentEditKeepsScenario(t *testing.T) {
 	waitFor(t, ctx, `new URLSearchParams(location.search).get("clients") === "50" && location.hash === "#elsewhere"`)
 	if v := textValue(t, ctx, "clients"); v != "50" {
 		t.Errorf("the clients box shows %q, want 50", v)
+	}
+}
+
+// TestFragmentNamesTourStep: a fragment that names a tour step, typed or followed as a link
+// within the page, moves to the step — its panel and its scenario — as its link from elsewhere
+// does: the browser's popstate for the edit, which shows a Back's or Forward's step, must not
+// leave the step shown beside the scenario before it.
+func TestFragmentNamesTourStep(t *testing.T) {
+	srv := MustOpenServer(t)
+	tour := labs.Registry().All()[0].Tours[0]
+	step := tour.Steps[1]
+	ctx := MustOpenTab(t)
+	hookTab(t, ctx)
+	openLab(t, ctx, srv.URL+"/"+labs.Registry().All()[0].Name)
+	waitDrawn(t, ctx)
+	if step.URL == eval[string](t, ctx, `decodeURIComponent(location.pathname + location.search)`) {
+		t.Fatalf("%s/2's scenario is the defaults'; the test needs a step that moves one", tour.Name)
+	}
+	eval[string](t, ctx, fmt.Sprintf(`location.hash = %q`, "#tour="+tour.Name+"/2"))
+	waitFor(t, ctx, fmt.Sprintf(`document.querySelector("#tour .tour-count")?.textContent === "step 2 of %d"`, len(tour.Steps)))
+	waitFor(t, ctx, fmt.Sprintf(`decodeURIComponent(location.pathname + location.search) === %q && location.hash === %q`, step.URL, "#tour="+tour.Name+"/2"))
+	waitDrawn(t, ctx)
+	if v := eval[tourView](t, ctx, tourViewJS); v.Title != step.Title || len(v.Errors) > 0 {
+		t.Errorf("tour panel = %+v, want %q without errors", v, step.Title)
 	}
 }

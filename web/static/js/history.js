@@ -80,14 +80,19 @@ export function wireHistory(state, opts = {}) {
     if (wrote) owed = false;
     else state.emit("address", {});
   });
+  // Back, Forward and an edited fragment are told as the state's "history" event, after the
+  // scenario they bring: { fragmentOnly } says the address's scenario part did not move.
   addEventListener("popstate", () => {
     // The browser announces a fragment's edit with popstate too. The scenario stays: it may be
     // newer than the address, which follows the server's runs (a value just typed whose run
     // has not started), and taking the address's would put it back.
-    if (same(query(), inAddress)) return;
-    inAddress = query();
-    gesture = owed = false;
-    state.setScenario(decode(spec, query()), "history");
+    const fragmentOnly = same(query(), inAddress);
+    if (!fragmentOnly) {
+      inAddress = query();
+      gesture = owed = false;
+      state.setScenario(decode(spec, query()), "history");
+    }
+    state.emit("history", { fragmentOnly });
   });
 }
 

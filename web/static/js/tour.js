@@ -177,15 +177,14 @@ export function wireTour(state) {
     e.preventDefault();
     step(d);
   });
-  // An edited fragment moves to its step.
-  addEventListener("hashchange", () => {
+  // Back and Forward bring the step of their entry, whose scenario they bring (js/history.js).
+  // An edited fragment (typed, or a link within the page) moves the fragment only: it moves to
+  // the step it names, scenario and all, in the entry the browser made for it.
+  state.on("history", ({ fragmentOnly }) => {
     const s = parse(readFragment().tour);
-    if (s && !locked() && !(cur && s.tour === cur.tour && s.n === cur.n)) go(s);
-  });
-  // Back and Forward bring the step of their entry.
-  addEventListener("popstate", () => {
-    const s = parse(readFragment().tour);
-    if (s?.tour !== cur?.tour || s?.n !== cur?.n) show(s);
+    if (s?.tour === cur?.tour && s?.n === cur?.n) return;
+    if (s && fragmentOnly && !locked()) go(s);
+    else show(s);
   });
   state.on("values", ({ source }) => { if (source === "follow") render(); });
   state.on("reveal", render);
