@@ -166,6 +166,11 @@ func lesson(t *testing.T, a, b string) {
 	waitFor(t, second, fmt.Sprintf(`location.hash === "#tour=%s"`, predict[0]))
 	click(t, pres, "#tour .tour-reveal")
 	waitFor(t, second, `!!document.querySelector("#tour .tour-explanation")`)
+	// The presenter ends the tour: the room's step is cleared, on both servers.
+	click(t, pres, "#tour .tour-end")
+	for _, f := range append([]context.Context{second}, fols...) {
+		waitFor(t, f, `document.getElementById("tour").hidden && !location.hash.includes("tour=")`)
+	}
 
 	// Every presenter window closes: the followers are told, and when one is back.
 	for _, p := range []context.Context{second, pres} {

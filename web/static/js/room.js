@@ -305,8 +305,6 @@ export function wireRoom(state, stream, results, tour) {
     state.on("step", () => { if (room.presenting) room.changed(); });
     if (tour) tour.canReveal = () => !state.view.following || !!room.room?.reveal_open;
     state.on("values", () => { if (state.view.following) summarize(); });
-    // A tour ended without a change of scenario: the room's step is cleared all the same.
-    if (tour) tour.onEnd = () => { if (room.presenting && room.query !== null) room.send(room.query); };
     if (window.__playground) window.__playground.room = room;
     // Someone who is to follow shows the room's scenario without driving it from the start.
     if (!key) state.setFollowing(true);

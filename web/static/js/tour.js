@@ -21,7 +21,6 @@ export function wireTour(state) {
   const root = document.getElementById("lab");
 
   const api = {
-    onEnd: () => {},
     // canReveal: whether this page may reveal a step's answer itself (a room's follower may
     // not, unless its presenter allows it); refresh shows a change of it.
     canReveal: () => true,
@@ -83,7 +82,6 @@ export function wireTour(state) {
   function end() {
     show(null);
     setFragment({ tour: null });
-    api.onEnd();
   }
 
   // show puts step s (null: none) in the panel and tells the page (the state's "step" event:
