@@ -80,6 +80,15 @@ func classAnswers(t *testing.T, a, b string) {
 	answer(2, "full", "Full jitter")
 	waitFor(t, pres, `document.querySelector(".answers-status").textContent === "3 of 3 followers answered"`)
 	waitFor(t, pres, counts+` === "2,1,0"`)
+	// A follower's keyboard focus stays on an answer while the room changes around it (the
+	// presenter moves a slider; every room update refreshes the tour panel): the panel and the
+	// answers are updated in place, not rebuilt.
+	evalVoid(t, fols[0], `document.querySelector('.answer-option[data-id="equal"]').focus()`)
+	moveSlider(t, pres, "clients", 50, true)
+	waitFor(t, fols[0], `new URLSearchParams(location.search).get("clients") === "50"`)
+	if !eval[bool](t, fols[0], `!!document.activeElement?.matches('.answer-option[data-id="equal"]')`) {
+		t.Errorf("a room update took the follower's focus off its answer (on %s)", eval[string](t, fols[0], `document.activeElement?.outerHTML.slice(0, 80) ?? ""`))
+	}
 	if eval[bool](t, pres, `!!document.querySelector(".answers-row.truth, .answers-truth")`) {
 		t.Errorf("the presenter's live distribution shows the truth before the reveal")
 	}

@@ -114,6 +114,10 @@ func TestTourKeyboard(t *testing.T) {
 	click(t, ctx, "#tour .tour-next")
 	at(2)
 	waitDrawn(t, ctx)
+	// The button pressed keeps the focus across the step it brings: Enter or Space goes on.
+	if !eval[bool](t, ctx, `!!document.activeElement?.matches("#tour .tour-next")`) {
+		t.Errorf("Next lost the keyboard's focus to %s", eval[string](t, ctx, `document.activeElement?.tagName ?? ""`))
+	}
 
 	// Page Down on a slider moves the slider, not the tour.
 	if err := chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(rangeSel("clients"))), chromedp.KeyEvent(kb.PageDown)); err != nil {

@@ -113,6 +113,10 @@ export function wireTour(state) {
     if (n >= 1 && n <= cur.tour.steps.length) go({ tour: cur.tour, n }, true);
   };
 
+  // built is what the panel shows (step, revealed, who may reveal, locked, the room's part):
+  // the panel is rebuilt only when it changes, since a rebuild takes the keyboard's focus off
+  // its buttons and off a follower's answer (a room calls refresh at each of its updates).
+  let built = "";
   function render() {
     menu.hidden = locked();
     const revealed = state.view.revealed;
@@ -120,8 +124,17 @@ export function wireTour(state) {
     if (!cur) {
       panel.hidden = true;
       panel.replaceChildren();
+      built = "";
       return;
     }
+    // The hidden charts' and tables' notes name what shows them to this page: its Reveal
+    // button, or the presenter (a room's follower has no button).
+    const why = `Hidden until the class has predicted: ${api.canReveal() ? "Reveal in the tour panel shows it." : "the presenter reveals it."}`;
+    for (const n of document.querySelectorAll(".predict-note")) if (n.textContent !== why) n.textContent = why;
+    const extra = cur.tour.steps[cur.n - 1].question ? api.extra() : null;
+    const key = JSON.stringify([cur.tour.name, cur.n, revealed, api.canReveal(), locked(), !!extra]);
+    if (key === built && (!extra || panel.contains(extra))) return;
+    built = key;
     const s = cur.tour.steps[cur.n - 1];
     const m = cur.tour.steps.length;
     const btn = (cls, text, label, fn, disabled) => {
@@ -148,7 +161,6 @@ export function wireTour(state) {
         kids.push(el("p", { class: "tour-hidden" }, "The charts, the tables and the answer are hidden until you reveal them."),
           btn("tour-reveal", "Reveal", "Reveal the answer", () => state.setRevealed(true), false));
       } else if (!revealed) kids.push(el("p", { class: "tour-hidden" }, "The charts, the tables and the answer are hidden until the presenter reveals them.")); else kids.push(el("p", { class: "tour-explanation", tabindex: "-1" }, el("strong", {}, "Answer: "), s.explanation));
-      const extra = api.extra();
       if (extra) kids.push(extra);
     }
     kids.push(el("div", { class: "tour-nav" },
@@ -156,15 +168,16 @@ export function wireTour(state) {
       btn("tour-next", "Next", "Next step", () => step(1), locked() || cur.n === m),
       locked() ? "" : btn("tour-end", "End tour", "End the tour", end, false),
       el("span", { class: "help" }, locked() ? "The presenter moves the steps." : "Keys: [ and ] (or Page Up and Page Down)")));
-    // The hidden charts' and tables' notes name what shows them to this page: its Reveal
-    // button, or the presenter (a room's follower has no button).
-    const why = `Hidden until the class has predicted: ${api.canReveal() ? "Reveal in the tour panel shows it." : "the presenter reveals it."}`;
-    for (const n of document.querySelectorAll(".predict-note")) if (n.textContent !== why) n.textContent = why;
-    const focused = panel.contains(document.activeElement) && document.activeElement.matches(".tour-reveal");
+    const a = document.activeElement;
+    const focused = panel.contains(a) && a.matches(".tour-reveal, .tour-nav button") ? a.classList[0] : "";
     panel.replaceChildren(...kids);
     panel.hidden = false;
-    // Whoever revealed hears the answer next.
-    if (focused && revealed) panel.querySelector(".tour-explanation")?.focus();
+    // Whoever revealed hears the answer next; a button pressed (Next, say) keeps the focus.
+    if (focused === "tour-reveal" && revealed) panel.querySelector(".tour-explanation")?.focus();
+    else if (focused) {
+      const b = panel.querySelector(`button.${focused}`);
+      if (b && !b.disabled) b.focus();
+    }
   }
 
   document.addEventListener("keydown", (e) => {
