@@ -798,28 +798,9 @@ func (o *outcomes) visited(v visitResult) {
 	}
 }
 
-// dialUnder dials path, tallying a refusal with a status (429, 503) as an answer; other
-// failures are protocol errors. It waits a little after a failure.
+// dialUnder dials path from the target of o's pattern (dialFrom).
 func (a *attack) dialUnder(ctx context.Context, o *outcomes, path string) (*websocket.Conn, bool) {
-	c, err := a.on(o.name).dial(ctx, path)
-	if err == nil {
-		return c, true
-	}
-	var se *statusError
-	switch {
-	case ctx.Err() != nil:
-		return nil, false
-	case errors.As(err, &se) && (se.code == http.StatusServiceUnavailable || se.code == http.StatusTooManyRequests):
-		o.add("dial " + strconv.Itoa(se.code))
-	default:
-		o.add("dial failed")
-		a.protocol(o.name, "%s: %v", path, err)
-	}
-	select {
-	case <-ctx.Done():
-	case <-time.After(100 * time.Millisecond):
-	}
-	return nil, false
+	return a.dialFrom(ctx, o, a.on(o.name), path)
 }
 
 // ended tallies why a connection ended: an expected close, a timeout (the library closes the

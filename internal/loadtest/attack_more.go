@@ -163,7 +163,8 @@ func (a *attack) presentRuns(ctx context.Context, o *outcomes, t *target, rm cre
 	}
 }
 
-// dialFrom dials path from t, tallying a refusal (429, 503) as an answer.
+// dialFrom dials path from t, tallying a refusal with a status (429, 503) as an answer; other
+// failures are protocol errors. It waits a little after a failure.
 func (a *attack) dialFrom(ctx context.Context, o *outcomes, t *target, path string) (*websocket.Conn, bool) {
 	c, err := t.dial(ctx, path)
 	if err == nil {
