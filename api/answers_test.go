@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -298,4 +299,57 @@ func TestRevealShowsTheFinalTally(t *testing.T) {
 	if want := map[string]int{"three": 1, "two": 1}; !maps.Equal(r.Room.Answers.Counts, want) || r.Room.Answers.Truth != "three" {
 		t.Errorf("revealed tally %+v, want %v and the truth, three", r.Room.Answers, want)
 	}
+}
+
+// TestTallyFollowsTheCount: the presenter's tally (answered of present) follows the follower
+// count however the server learns of it — the store's announcement, or the periodic recheck
+// that catches counts nobody announced (a lapsed server's). The recheck told the room message
+// and left the tally at the count before: TestRoomAnswersAcrossReplicas waited for "present 3"
+// for good when the recheck read the third follower before the announcement did. Here the
+// store announces no change of the count alone, so only the recheck can see it.
+func TestTallyFollowsTheCount(t *testing.T) {
+	st := quietCounts{room.NewMemory(room.Limits{})}
+	srv := MustOpenServer(t, WithConfig(func(c *api.Config) { c.Rooms, c.RoomCheck = st, 20*time.Millisecond }))
+	c := srv.MustCreateRoom(t, "/free?n=3")
+	presenter := srv.MustPresent(t, c)
+	presenter.Send(map[string]any{"type": "params", "id": 1, "query": "n=3", "step": "intro/3"})
+	f0 := srv.MustJoin(t, c.Code)
+	f0.Until("the question", func(r RoomReply) bool { return r.Type == "room" && r.Room.Step == "intro/3" })
+	f0.MustAnswer(who0, "intro/3", "three")
+	presenter.Until("one answered of one", func(r RoomReply) bool {
+		return r.Type == "answers" && r.Answers.Answered == 1 && r.Answers.Present == 1
+	})
+	f1 := srv.MustJoin(t, c.Code)
+	f1.Until("the question", func(r RoomReply) bool { return r.Type == "room" && r.Room.Step == "intro/3" })
+	presenter.Until("the recheck's count", func(r RoomReply) bool { return r.Type == "room" && r.Room.Followers == 2 })
+	presenter.Until("one answered of two", func(r RoomReply) bool {
+		return r.Type == "answers" && r.Answers.Answered == 1 && r.Answers.Present == 2
+	})
+}
+
+// quietCounts is a room store that announces no change of a room's follower count alone.
+type quietCounts struct{ room.Store }
+
+func (q quietCounts) Watch(ctx context.Context, code string) (<-chan room.Room, error) {
+	in, err := q.Store.Watch(ctx, code)
+	if err != nil {
+		return nil, err
+	}
+	out := make(chan room.Room)
+	go func() {
+		defer close(out)
+		var last *room.Room
+		for r := range in {
+			if last != nil && r.Version == last.Version && r.Answers == last.Answers && r.Presenters == last.Presenters && r.Revealed == last.Revealed {
+				continue
+			}
+			last = &r
+			select {
+			case out <- r:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out, nil
 }

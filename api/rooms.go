@@ -876,6 +876,7 @@ func (rs *roomServer) recheck(ctx context.Context, lr *liveRoom) {
 	rs.mu.Unlock()
 	if changed {
 		rs.showRoom(lr)
+		rs.showAnswers(lr) // answered of present
 	}
 }
 
