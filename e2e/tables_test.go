@@ -102,7 +102,8 @@ func TestDecisiveColumnsVisible(t *testing.T) {
 }
 
 // TestMoreColumnsCue clicks the rate-limiter table's "More columns" cue at 1280×720 (three
-// columns lie past the edge there): the table scrolls to the columns it named.
+// columns lie past the edge there, which fades out): the table scrolls to the columns it
+// named, and with none past the edge the edge no longer fades.
 func TestMoreColumnsCue(t *testing.T) {
 	srv := MustOpenServer(t)
 	ctx := MustOpenTab(t)
@@ -114,10 +115,16 @@ func TestMoreColumnsCue(t *testing.T) {
 	waitDrawn(t, ctx)
 	const sel = "#table-algorithms"
 	waitFor(t, ctx, fmt.Sprintf(`document.querySelector("%s .more-columns").checkVisibility()`, sel))
+	// The column cut at the edge fades out, read as more to come, not as a broken table.
+	fades := fmt.Sprintf(`getComputedStyle(document.querySelector("%s .scroll")).maskImage.includes("gradient")`, sel)
+	if !eval[bool](t, ctx, fades) {
+		t.Errorf("columns lie past the edge, and the edge does not fade")
+	}
 	click(t, ctx, sel+" .more-columns-go")
 	waitFor(t, ctx, fmt.Sprintf(`document.querySelector("%s .scroll").scrollLeft > 100`, sel))
-	// Scrolled to the end, nothing lies past the edge: the cue goes.
+	// Scrolled to the end, nothing lies past the edge: the cue and the fade go.
 	waitFor(t, ctx, fmt.Sprintf(`!document.querySelector("%s .more-columns").checkVisibility()`, sel))
+	waitFor(t, ctx, "!("+fades+")")
 }
 
 // emulateSize sizes the tab's viewport (as a phone's, touch and all, when mobile) before a

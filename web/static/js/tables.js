@@ -85,7 +85,8 @@ export function renderTable(state, results, style, t) {
 
 // fitTables keeps the lab page's tables readable at any width: a headline table wider than its
 // column spans the headline's columns (class "wide"), and while a table's box hides columns
-// to the right, its "More columns →" cue names them and scrolls to them.
+// to the right, its "More columns →" cue names them and scrolls to them, and its right edge
+// fades out (class "overflows").
 export function fitTables() {
   const sections = [...document.querySelectorAll("#lab .table")];
   const fit = () => {
@@ -111,6 +112,8 @@ export function fitTables() {
     const span = note.querySelector(".more-columns-names");
     if (span.textContent !== names) span.textContent = names;
     if (note.hidden !== !hidden.length) note.hidden = !hidden.length;
+    // The edge a column is cut at fades out, so that a part of one reads as more to come.
+    if (sec.classList.contains("overflows") !== hidden.length > 0) sec.classList.toggle("overflows", hidden.length > 0);
   };
   const observer = new ResizeObserver(() => requestAnimationFrame(fit));
   for (const sec of sections) {
