@@ -20,7 +20,7 @@ import (
 func TestHugeFrameHeader(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := MustOpenServer(t)
-		code := srv.roomFrom(t, "192.0.2.1:1000", "/backoff")
+		code := srv.roomFrom(t, "192.0.2.1:1000", "/free?n=3")
 		for _, path := range []string{"/api/v1/backoff/stream", "/api/v1/rooms/" + code + "/stream"} {
 			c, err := srv.net.DialContext(context.Background(), "", "")
 			if err != nil {

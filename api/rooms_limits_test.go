@@ -221,16 +221,16 @@ func TestRoomsPerNetworkAndUnjoined(t *testing.T) {
 		srv := MustOpenServer(t, WithConfig(func(c *api.Config) { c.Rooms = store }))
 		var joined string
 		for i := range 3 {
-			code := srv.roomFrom(t, fmt.Sprintf("[2001:db8:7:%x::1]:1000", i), "/backoff")
+			code := srv.roomFrom(t, fmt.Sprintf("[2001:db8:7:%x::1]:1000", i), "/free?n=3")
 			if i == 0 {
 				joined = code
 			}
 		}
-		msg := mustRefuse(t, "a /48's fourth room", srv.createFrom(t, "[2001:db8:7:ff::1]:1000", "/backoff"), http.StatusTooManyRequests)
+		msg := mustRefuse(t, "a /48's fourth room", srv.createFrom(t, "[2001:db8:7:ff::1]:1000", "/free?n=3"), http.StatusTooManyRequests)
 		if !strings.Contains(msg, "this network has as many open rooms") {
 			t.Errorf("message %q", msg)
 		}
-		if rec := srv.createFrom(t, "[2001:db8:8::1]:1000", "/backoff"); rec.Code != http.StatusCreated {
+		if rec := srv.createFrom(t, "[2001:db8:8::1]:1000", "/free?n=3"); rec.Code != http.StatusCreated {
 			t.Errorf("another /48: %d %s", rec.Code, rec.Body)
 		}
 		c, _, err := srv.DialFrom(t, "192.0.2.1:1000", "/api/v1/rooms/"+joined+"/stream")
@@ -239,7 +239,7 @@ func TestRoomsPerNetworkAndUnjoined(t *testing.T) {
 		}
 		drain(c)
 		time.Sleep(room.JoinTTL + time.Minute)
-		if rec := srv.createFrom(t, "[2001:db8:7:ff::1]:1000", "/backoff"); rec.Code != http.StatusCreated {
+		if rec := srv.createFrom(t, "[2001:db8:7:ff::1]:1000", "/free?n=3"); rec.Code != http.StatusCreated {
 			t.Errorf("after the unjoined rooms' JoinTTL: %d %s, want a room", rec.Code, rec.Body)
 		}
 		if rec := srv.serveFrom(t.Context(), "192.0.2.1:1000", http.MethodGet, "/api/v1/rooms/"+joined); rec.Code != http.StatusOK {

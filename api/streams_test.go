@@ -42,7 +42,7 @@ func mustRefuseDial(tb testing.TB, what string, resp *http.Response, err error, 
 func TestStreamCaps(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		srv := MustOpenServer(t, WithConfig(func(c *api.Config) { c.MaxStreams, c.MaxClientStreams = 5, 3 }))
-		code := srv.roomFrom(t, "192.0.2.1:1000", "/backoff")
+		code := srv.roomFrom(t, "192.0.2.1:1000", "/free?n=3")
 		const one = "198.51.100.7"
 		var held []*Stream
 		for i, path := range []string{"/api/v1/free/stream", "/api/v1/rooms/" + code + "/stream", "/api/v1/free/stream"} {
