@@ -22,7 +22,7 @@ func TestScreenshot(t *testing.T) {
 	if os.Getenv("PLAYGROUND_SCREENSHOT") != "1" {
 		t.Skip("set PLAYGROUND_SCREENSHOT=1 to write docs/page-*.png")
 	}
-	srv := MustOpenServer(t)
+	srv := mustOpenServerConfig(t, serverConfig{warm: true}) // previews drawn at start-up, as cmd/playground does
 	for _, vp := range []struct {
 		name          string
 		width, height int64
