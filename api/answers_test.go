@@ -91,7 +91,7 @@ func TestRoomAnswers(t *testing.T) {
 		if r := followers[0].AnswerError(map[string]any{"step": "intro/3", "answer": "three", "who": who0}); r.Type != "error" || r.Param != "step" {
 			t.Errorf("an answer to a step not on show: %+v", r)
 		}
-		presenter.Send(map[string]any{"type": "params", "id": 1, "query": "n=3", "step": "intro/3"})
+		ask(presenter)
 		for i, f := range followers {
 			f.Until("the question", func(r RoomReply) bool {
 				if !blind(r) {
@@ -208,10 +208,10 @@ func TestRoomAnswersAcrossReplicas(t *testing.T) {
 	a, b := open("a"), open("b")
 	c := a.MustCreateRoom(t, "/free?n=3")
 	presenter := a.MustPresent(t, c)
-	presenter.Send(map[string]any{"type": "params", "id": 1, "query": "n=3", "step": "intro/3"})
+	ask(presenter)
 	fa, fb := a.MustJoin(t, c.Code), b.MustJoin(t, c.Code)
 	for _, f := range []*RoomStream{fa, fb} {
-		f.Until("the question", func(r RoomReply) bool { return r.Type == "room" && r.Room.Step == "intro/3" })
+		f.untilQuestion()
 	}
 	fa.MustAnswer(who0, "intro/3", "three")
 	fb.MustAnswer(who1, "intro/3", "two")
@@ -278,10 +278,10 @@ func TestRevealShowsTheFinalTally(t *testing.T) {
 	srv := MustOpenServer(t, WithConfig(func(c *api.Config) { c.Rooms = st }))
 	c := srv.MustCreateRoom(t, "/free?n=3")
 	presenter := srv.MustPresent(t, c)
-	presenter.Send(map[string]any{"type": "params", "id": 1, "query": "n=3", "step": "intro/3"})
+	ask(presenter)
 	f0, f1 := srv.MustJoin(t, c.Code), srv.MustJoin(t, c.Code)
 	for _, f := range []*RoomStream{f0, f1} {
-		f.Until("the question", func(r RoomReply) bool { return r.Type == "room" && r.Room.Step == "intro/3" })
+		f.untilQuestion()
 	}
 	f0.MustAnswer(who0, "intro/3", "three")
 	presenter.Until("the first answer's tally", func(r RoomReply) bool {
@@ -312,15 +312,15 @@ func TestTallyFollowsTheCount(t *testing.T) {
 	srv := MustOpenServer(t, WithConfig(func(c *api.Config) { c.Rooms, c.RoomCheck = st, 20*time.Millisecond }))
 	c := srv.MustCreateRoom(t, "/free?n=3")
 	presenter := srv.MustPresent(t, c)
-	presenter.Send(map[string]any{"type": "params", "id": 1, "query": "n=3", "step": "intro/3"})
+	ask(presenter)
 	f0 := srv.MustJoin(t, c.Code)
-	f0.Until("the question", func(r RoomReply) bool { return r.Type == "room" && r.Room.Step == "intro/3" })
+	f0.untilQuestion()
 	f0.MustAnswer(who0, "intro/3", "three")
 	presenter.Until("one answered of one", func(r RoomReply) bool {
 		return r.Type == "answers" && r.Answers.Answered == 1 && r.Answers.Present == 1
 	})
 	f1 := srv.MustJoin(t, c.Code)
-	f1.Until("the question", func(r RoomReply) bool { return r.Type == "room" && r.Room.Step == "intro/3" })
+	f1.untilQuestion()
 	presenter.Until("the recheck's count", func(r RoomReply) bool { return r.Type == "room" && r.Room.Followers == 2 })
 	presenter.Until("one answered of two", func(r RoomReply) bool {
 		return r.Type == "answers" && r.Answers.Answered == 1 && r.Answers.Present == 2
@@ -352,4 +352,15 @@ func (q quietCounts) Watch(ctx context.Context, code string) (<-chan room.Room, 
 		}
 	}()
 	return out, nil
+}
+
+// ask moves the presenter's room to the free lab's question (step intro/3, at n=3).
+func ask(presenter *RoomStream) {
+	presenter.Send(map[string]any{"type": "params", "id": 1, "query": "n=3", "step": "intro/3"})
+}
+
+// untilQuestion reads until the room shows the question ask moves it to.
+func (rs *RoomStream) untilQuestion() RoomReply {
+	rs.tb.Helper()
+	return rs.Until("the question", func(r RoomReply) bool { return r.Type == "room" && r.Room.Step == "intro/3" })
 }
